@@ -1,0 +1,334 @@
+// Reading, validating and resolving configuration files.
+#include "config/Config.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/GlobPattern.h>
+#include <llvm/Support/Path.h>
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace torchlint {
+
+namespace {
+
+llvm::Error configError(const std::string &File, const std::string &Why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s", File.c_str(), Why.c_str());
+}
+
+std::string where(const toml::node &N) {
+  const auto &S = N.source();
+  return std::to_string(S.begin.line) + ":" + std::to_string(S.begin.column);
+}
+
+llvm::Expected<std::vector<std::string>> stringList(const toml::node &N, const std::string &File,
+                                                    const std::string &Key) {
+  const toml::array *A = N.as_array();
+  if (!A)
+    return configError(File, where(N) + ": `" + Key + "` must be a list of strings");
+  std::vector<std::string> Out;
+  for (const toml::node &E : *A) {
+    auto S = E.value<std::string>();
+    if (!S)
+      return configError(File, where(E) + ": `" + Key + "` must be a list of strings");
+    Out.push_back(*S);
+  }
+  return Out;
+}
+
+llvm::Error checkSelectors(const std::vector<std::string> &Codes, const Registry &R, const std::string &File,
+                           const toml::node &N, const std::string &Key) {
+  for (auto &C : Codes)
+    if (!R.isSelector(C))
+      return configError(File, where(N) + ": `" + Key + "`: unknown rule code or prefix `" + C + "`");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<TorchVersion> parseTorchVersion(std::string_view S) {
+  // "2", "2.1" or "2.1.3": major and minor are what matter; a missing minor is 0.
+  int Parts[3] = {0, 0, 0};
+  size_t N = 0;
+  bool Ok = !S.empty();
+  for (size_t I = 0; I < S.size() && Ok;) {
+    size_t J = I;
+    while (J < S.size() && S[J] >= '0' && S[J] <= '9' && J - I < 4)
+      Parts[N] = Parts[N] * 10 + (S[J++] - '0');
+    Ok = J > I && (J == S.size() || (S[J] == '.' && J + 1 < S.size() && N < 2));
+    ++N;
+    I = J + 1;
+  }
+  if (!Ok)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "`%.*s` is not a version like \"2.1\"",
+                                   static_cast<int>(S.size()), S.data());
+  return TorchVersion{Parts[0], Parts[1]};
+}
+
+llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const std::string &Path,
+                                                  const Registry &R) {
+  toml::table Doc;
+  try {
+    Doc = toml::parse(Text, Path);
+  } catch (const toml::parse_error &E) {
+    return configError(Path, std::to_string(E.source().begin.line) + ":" + std::to_string(E.source().begin.column) +
+                                 ": invalid TOML: " + std::string(E.description()));
+  }
+  bool IsPyproject = llvm::sys::path::filename(Path) == "pyproject.toml";
+  const toml::table *T = &Doc;
+  std::string Prefix;
+  if (IsPyproject) {
+    T = Doc["tool"]["torchlint"].as_table();
+    if (!T) {
+      if (Doc["tool"]["torchlint"])
+        return configError(Path, "`[tool.torchlint]` must be a table");
+      return std::nullopt;
+    }
+    Prefix = "tool.torchlint.";
+  }
+  Config C;
+  C.File = Path;
+  C.Root = std::string(llvm::sys::path::parent_path(Path));
+  if (C.Root.empty())
+    C.Root = ".";
+  for (auto &[KeyView, Node] : *T) {
+    std::string Key(KeyView.str());
+    std::string Full = Prefix + Key;
+    if (Key == "select" || Key == "ignore" || Key == "extend-select" || Key == "exclude" || Key == "extend-exclude") {
+      auto L = stringList(Node, Path, Full);
+      if (!L)
+        return L.takeError();
+      if (Key == "select" || Key == "ignore" || Key == "extend-select")
+        if (auto E = checkSelectors(*L, R, Path, Node, Full))
+          return E;
+      if (Key == "select")
+        C.Select = std::move(*L);
+      else if (Key == "ignore")
+        C.Ignore = std::move(*L);
+      else if (Key == "extend-select")
+        C.ExtendSelect = std::move(*L);
+      else if (Key == "exclude")
+        C.Exclude = std::move(*L);
+      else
+        C.ExtendExclude = std::move(*L);
+    } else if (Key == "per-file-ignores") {
+      const toml::table *PFI = Node.as_table();
+      if (!PFI)
+        return configError(Path, where(Node) + ": `" + Full + "` must be a table of glob = [codes]");
+      for (auto &[Glob, Codes] : *PFI) {
+        auto L = stringList(Codes, Path, Full + "." + std::string(Glob.str()));
+        if (!L)
+          return L.takeError();
+        if (auto E = checkSelectors(*L, R, Path, Codes, Full))
+          return E;
+        C.PerFileIgnores.emplace_back(std::string(Glob.str()), std::move(*L));
+      }
+    } else if (Key == "target-torch-version") {
+      auto S = Node.value<std::string>();
+      if (!S)
+        return configError(Path, where(Node) + ": `" + Full + "` must be a string like \"2.1\"");
+      auto V = parseTorchVersion(*S);
+      if (!V)
+        return configError(Path, where(Node) + ": `" + Full + "`: " + llvm::toString(V.takeError()));
+      C.TargetTorch = *V;
+    } else {
+      return configError(Path, where(Node) + ": unknown key `" + Full +
+                                   "` (known: select, ignore, extend-select, per-file-ignores, exclude, "
+                                   "extend-exclude, target-torch-version)");
+    }
+  }
+  return C;
+}
+
+llvm::Expected<std::optional<Config>> loadConfig(const std::string &Path, const Registry &R) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return configError(Path, "cannot read the configuration file");
+  std::stringstream SS;
+  SS << In.rdbuf();
+  return parseConfig(SS.str(), Path, R);
+}
+
+const std::vector<std::string> &defaultExcludes() {
+  static const std::vector<std::string> D = {
+      ".bzr",  ".direnv", ".eggs",         ".git",         ".git-rewrite", ".hg",   ".mypy_cache",
+      ".nox",  ".pants.d", ".pytype",      ".ruff_cache",  ".svn",         ".tox",  ".venv",
+      "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages",
+      "venv",  ".torchlint_cache"};
+  return D;
+}
+
+bool matchesGlob(std::string_view Pattern, std::string_view Rel) {
+  if (Pattern.substr(0, 2) == "./")
+    Pattern.remove_prefix(2);
+  while (!Pattern.empty() && Pattern.back() == '/')
+    Pattern.remove_suffix(1);
+  if (Pattern.empty())
+    return false;
+  auto G = llvm::GlobPattern::create(llvm::StringRef(Pattern.data(), Pattern.size()));
+  if (!G) {
+    llvm::consumeError(G.takeError());
+    return Pattern == Rel;
+  }
+  bool Anchored = Pattern.find('/') != std::string_view::npos;
+  // Try the path and every folder above it, so `build` excludes build/x.py.
+  for (size_t End = 0; End != std::string_view::npos;) {
+    End = Rel.find('/', End ? End + 1 : 0);
+    std::string_view Prefix = End == std::string_view::npos ? Rel : Rel.substr(0, End);
+    if (Anchored) {
+      if (G->match(llvm::StringRef(Prefix.data(), Prefix.size())))
+        return true;
+    } else {
+      size_t Slash = Prefix.rfind('/');
+      std::string_view Base = Slash == std::string_view::npos ? Prefix : Prefix.substr(Slash + 1);
+      if (G->match(llvm::StringRef(Base.data(), Base.size())))
+        return true;
+    }
+  }
+  return false;
+}
+
+ConfigResolver::ConfigResolver(const Registry &R, CliOptions C) : Reg(R), Cli(std::move(C)) {
+  auto D = std::make_shared<Config>();
+  D->Root = ".";
+  Defaults = D;
+}
+
+llvm::Expected<std::shared_ptr<const Config>> ConfigResolver::forPath(const std::string &Path) {
+  if (Cli.ConfigFile) {
+    std::lock_guard<std::mutex> L(Mu);
+    auto It = Cache.find("--config");
+    if (It != Cache.end())
+      return It->second;
+    auto C = loadConfig(*Cli.ConfigFile, Reg);
+    if (!C)
+      return C.takeError();
+    std::shared_ptr<const Config> P;
+    if (*C) {
+      auto Owned = std::make_shared<Config>(std::move(**C));
+      // Globs in a config given on the command line are relative to the working directory
+      // (as with Ruff), unless it sits in the project.
+      P = Owned;
+    } else {
+      P = Defaults;
+    }
+    Cache["--config"] = P;
+    return P;
+  }
+  llvm::SmallString<256> Abs(Path);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, true);
+  std::string Dir = llvm::sys::fs::is_directory(Abs) ? std::string(Abs) : std::string(llvm::sys::path::parent_path(Abs));
+  return forDirectory(Dir);
+}
+
+llvm::Expected<std::shared_ptr<const Config>> ConfigResolver::forDirectory(const std::string &Start) {
+  std::vector<std::string> Visited;
+  std::string Dir = Start;
+  std::shared_ptr<const Config> Found;
+  std::unique_lock<std::mutex> L(Mu);
+  while (true) {
+    if (auto E = Errors.find(Dir); E != Errors.end())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), E->second);
+    if (auto It = Cache.find(Dir); It != Cache.end()) {
+      Found = It->second;
+      break;
+    }
+    Visited.push_back(Dir);
+    bool Stop = false;
+    for (const char *Name : {"torchlint.toml", "pyproject.toml"}) {
+      llvm::SmallString<256> P(Dir);
+      llvm::sys::path::append(P, Name);
+      if (!llvm::sys::fs::exists(P))
+        continue;
+      auto C = loadConfig(std::string(P), Reg);
+      if (!C) {
+        std::string Msg = llvm::toString(C.takeError());
+        for (auto &V : Visited)
+          Errors[V] = Msg;
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+      }
+      if (*C) {
+        Found = std::make_shared<Config>(std::move(**C));
+        Stop = true;
+        break;
+      }
+    }
+    if (Stop)
+      break;
+    std::string Parent(llvm::sys::path::parent_path(Dir));
+    if (Parent.empty() || Parent == Dir) {
+      Found = Defaults;
+      break;
+    }
+    Dir = Parent;
+  }
+  for (auto &V : Visited)
+    Cache[V] = Found;
+  return Found;
+}
+
+namespace {
+std::string relativeTo(const std::string &Root, const std::string &Path) {
+  llvm::SmallString<256> AbsRoot(Root), AbsPath(Path);
+  llvm::sys::fs::make_absolute(AbsRoot);
+  llvm::sys::fs::make_absolute(AbsPath);
+  llvm::sys::path::remove_dots(AbsRoot, true);
+  llvm::sys::path::remove_dots(AbsPath, true);
+  llvm::StringRef R(AbsRoot), P(AbsPath);
+  if (P.startswith(R) && (P.size() == R.size() || P[R.size()] == '/'))
+    return P.size() == R.size() ? std::string(".") : P.substr(R.size() + 1).str();
+  return P.str();
+}
+} // namespace
+
+LintSettings ConfigResolver::settingsFor(const Config &C, const std::string &FilePath) const {
+  std::set<std::string_view> On;
+  const std::vector<std::string> *Select = Cli.Select ? &*Cli.Select : (C.Select ? &*C.Select : nullptr);
+  if (Select) {
+    for (auto &S : *Select)
+      for (auto Code : Reg.matching(S))
+        On.insert(Code);
+  } else {
+    for (auto &R : Reg.rules())
+      if (R->info().DefaultOn)
+        On.insert(R->info().Code);
+  }
+  for (const auto *List : {&C.ExtendSelect, &Cli.ExtendSelect})
+    for (auto &S : *List)
+      for (auto Code : Reg.matching(S))
+        On.insert(Code);
+  for (const auto *List : {&C.Ignore, &Cli.Ignore})
+    for (auto &S : *List)
+      for (auto Code : Reg.matching(S))
+        On.erase(Code);
+  if (!C.PerFileIgnores.empty()) {
+    std::string Rel = relativeTo(C.Root, FilePath);
+    for (auto &[Glob, Codes] : C.PerFileIgnores)
+      if (matchesGlob(Glob, Rel))
+        for (auto &S : Codes)
+          for (auto Code : Reg.matching(S))
+            On.erase(Code);
+  }
+  LintSettings L;
+  L.TargetTorch = C.TargetTorch;
+  for (auto Code : On)
+    L.Enabled.emplace_back(Code);
+  return L;
+}
+
+bool ConfigResolver::isExcluded(const Config &C, const std::string &Path) const {
+  std::string Rel = relativeTo(C.Root, Path);
+  const auto &Base = C.Exclude ? *C.Exclude : defaultExcludes();
+  for (const auto *List : {&Base, &C.ExtendExclude})
+    for (auto &G : *List)
+      if (matchesGlob(G, Rel))
+        return true;
+  return false;
+}
+
+} // namespace torchlint

@@ -1,0 +1,74 @@
+// Configuration: `[tool.torchlint]` in pyproject.toml or a torchlint.toml, the nearest one
+// above each file, merged with command-line options into the settings for that file.
+#pragma once
+
+#include "lint/Rule.h"
+
+#include <llvm/Support/Error.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torchlint {
+
+struct Config {
+  std::string File; // the file it came from; empty for defaults
+  std::string Root; // its directory: globs are relative to it
+  std::optional<std::vector<std::string>> Select;
+  std::vector<std::string> Ignore, ExtendSelect;
+  std::vector<std::pair<std::string, std::vector<std::string>>> PerFileIgnores;
+  std::optional<std::vector<std::string>> Exclude;
+  std::vector<std::string> ExtendExclude;
+  std::optional<TorchVersion> TargetTorch;
+};
+
+/// What the command line says; it overrides the files.
+struct CliOptions {
+  std::optional<std::vector<std::string>> Select;
+  std::vector<std::string> Ignore, ExtendSelect;
+  std::optional<std::string> ConfigFile; // --config: use this one for every file
+};
+
+/// Parses a config file. Returns nullopt for a pyproject.toml without [tool.torchlint];
+/// an Error naming the file, the key and why for anything malformed.
+llvm::Expected<std::optional<Config>> loadConfig(const std::string &Path, const Registry &R);
+/// Parses config text (for tests and the LSP): \p Path only names it in messages.
+llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const std::string &Path,
+                                                  const Registry &R);
+
+llvm::Expected<TorchVersion> parseTorchVersion(std::string_view S);
+
+/// The default excluded folders, like Ruff's.
+const std::vector<std::string> &defaultExcludes();
+
+/// Finds the nearest config above a path, caching per directory. Thread-safe.
+class ConfigResolver {
+public:
+  ConfigResolver(const Registry &R, CliOptions Cli);
+  /// The config that applies to \p Path (a file or directory); errors are remembered and
+  /// returned each time.
+  llvm::Expected<std::shared_ptr<const Config>> forPath(const std::string &Path);
+  LintSettings settingsFor(const Config &C, const std::string &FilePath) const;
+  /// Whether \p Path (file or folder) is excluded by \p C's exclude/extend-exclude.
+  bool isExcluded(const Config &C, const std::string &Path) const;
+  const CliOptions &cli() const { return Cli; }
+
+private:
+  llvm::Expected<std::shared_ptr<const Config>> forDirectory(const std::string &Dir);
+  const Registry &Reg;
+  CliOptions Cli;
+  std::mutex Mu;
+  std::map<std::string, std::shared_ptr<const Config>> Cache;
+  std::map<std::string, std::string> Errors;
+  std::shared_ptr<const Config> Defaults;
+};
+
+/// Matches a gitignore/Ruff-style glob against a path relative to a root ("a/b/c.py").
+/// Patterns without a slash match any path component.
+bool matchesGlob(std::string_view Pattern, std::string_view RelPath);
+
+} // namespace torchlint

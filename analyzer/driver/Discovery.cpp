@@ -1,0 +1,221 @@
+// File discovery with excludes and .gitignore.
+#include "driver/Discovery.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/GlobPattern.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+
+#include <algorithm>
+
+namespace torchlint {
+
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+GitIgnore::GitIgnore(std::string D, std::string_view Text) : Dir(std::move(D)) {
+  while (!Text.empty()) {
+    size_t NL = Text.find('\n');
+    std::string_view Line = Text.substr(0, NL);
+    Text = NL == std::string_view::npos ? std::string_view() : Text.substr(NL + 1);
+    while (!Line.empty() && (Line.back() == '\r' || Line.back() == ' '))
+      Line.remove_suffix(1);
+    if (Line.empty() || Line[0] == '#')
+      continue;
+    Pattern P{{}, false, false, false};
+    if (Line[0] == '!') {
+      P.Negate = true;
+      Line.remove_prefix(1);
+    }
+    if (!Line.empty() && Line.back() == '/') {
+      P.DirOnly = true;
+      Line.remove_suffix(1);
+    }
+    if (!Line.empty() && Line[0] == '/') {
+      P.Anchored = true;
+      Line.remove_prefix(1);
+    }
+    if (Line.find('/') != std::string_view::npos)
+      P.Anchored = true;
+    if (Line.substr(0, 3) == "**/") {
+      Line.remove_prefix(3);
+      P.Anchored = Line.find('/') != std::string_view::npos;
+    }
+    if (Line.empty())
+      continue;
+    P.Glob = std::string(Line);
+    Patterns.push_back(std::move(P));
+  }
+}
+
+int GitIgnore::match(const std::string &Abs, bool IsDir) const {
+  llvm::StringRef A(Abs);
+  if (!A.startswith(Dir) || A.size() <= Dir.size() || A[Dir.size()] != '/')
+    return 0;
+  llvm::StringRef Rel = A.substr(Dir.size() + 1);
+  llvm::StringRef Base = path::filename(Rel);
+  int Result = 0;
+  for (const auto &P : Patterns) {
+    if (P.DirOnly && !IsDir)
+      continue;
+    auto G = llvm::GlobPattern::create(P.Glob);
+    if (!G) {
+      llvm::consumeError(G.takeError());
+      continue;
+    }
+    if (G->match(P.Anchored ? Rel : Base))
+      Result = P.Negate ? -1 : 1;
+  }
+  return Result;
+}
+
+namespace {
+
+std::string absolute(const std::string &P) {
+  llvm::SmallString<256> A(P);
+  fs::make_absolute(A);
+  path::remove_dots(A, true);
+  return std::string(A);
+}
+
+/// The .gitignore files that apply inside \p Dir: those of its folders up to the
+/// repository root (the folder with .git), outermost first.
+std::vector<GitIgnore> ancestorsGitIgnores(const std::string &Dir) {
+  std::vector<std::string> Chain;
+  std::string D = Dir;
+  bool InRepo = false;
+  while (true) {
+    Chain.push_back(D);
+    llvm::SmallString<256> G(D);
+    path::append(G, ".git");
+    if (fs::exists(G)) {
+      InRepo = true;
+      break;
+    }
+    std::string P(path::parent_path(D));
+    if (P.empty() || P == D)
+      break;
+    D = P;
+  }
+  std::vector<GitIgnore> Out;
+  if (!InRepo)
+    Chain.resize(1); // outside a repository only the folder's own .gitignore counts
+  for (auto It = Chain.rbegin(); It != Chain.rend(); ++It) {
+    llvm::SmallString<256> G(*It);
+    path::append(G, ".gitignore");
+    if (auto B = llvm::MemoryBuffer::getFile(G))
+      Out.emplace_back(*It, (*B)->getBuffer().str());
+  }
+  return Out;
+}
+
+bool ignoredByGit(const std::vector<GitIgnore> &Ignores, const std::string &Abs, bool IsDir) {
+  int R = 0;
+  for (const auto &G : Ignores)
+    if (int M = G.match(Abs, IsDir))
+      R = M;
+  return R == 1;
+}
+
+bool isPython(llvm::StringRef P) { return P.endswith(".py") || P.endswith(".pyi"); }
+
+void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out) {
+  std::vector<GitIgnore> Ignores = ancestorsGitIgnores(absolute(Root));
+  std::vector<std::pair<std::string, std::vector<GitIgnore>>> Stack;
+  Stack.emplace_back(absolute(Root), Ignores);
+  while (!Stack.empty()) {
+    auto [Dir, Ign] = std::move(Stack.back());
+    Stack.pop_back();
+    // The folder's own .gitignore (the root's was read above).
+    if (Dir != absolute(Root)) {
+      llvm::SmallString<256> G(Dir);
+      path::append(G, ".gitignore");
+      if (auto B = llvm::MemoryBuffer::getFile(G))
+        Ign.emplace_back(Dir, (*B)->getBuffer().str());
+    }
+    std::error_code EC;
+    std::vector<std::pair<std::string, bool>> Entries;
+    for (fs::directory_iterator It(Dir, EC, /*FollowSymlinks=*/false), End; It != End && !EC; It.increment(EC)) {
+      auto St = It->status();
+      if (!St) {
+        llvm::consumeError(llvm::errorCodeToError(St.getError()));
+        continue;
+      }
+      if (St->type() == fs::file_type::directory_file)
+        Entries.emplace_back(It->path(), true);
+      else if (St->type() == fs::file_type::regular_file && isPython(It->path()))
+        Entries.emplace_back(It->path(), false);
+    }
+    if (EC) {
+      Out.Errors.push_back(Dir + ": cannot list the folder: " + EC.message());
+      continue;
+    }
+    for (auto &[P, IsDir] : Entries) {
+      auto Cfg = Resolver.forPath(IsDir ? P : Dir);
+      if (!Cfg) {
+        Out.Errors.push_back(llvm::toString(Cfg.takeError()));
+        continue;
+      }
+      if (Resolver.isExcluded(**Cfg, P) || ignoredByGit(Ign, P, IsDir))
+        continue;
+      if (IsDir)
+        Stack.emplace_back(P, Ign);
+      else
+        Out.Files.push_back({P, *Cfg});
+    }
+  }
+}
+
+std::string display(const std::string &Abs) {
+  // Paths are shown relative to the working directory when below it.
+  llvm::SmallString<256> Cwd;
+  if (!fs::current_path(Cwd)) {
+    llvm::StringRef A(Abs);
+    if (A.startswith(Cwd) && A.size() > Cwd.size() && A[Cwd.size()] == '/')
+      return A.substr(Cwd.size() + 1).str();
+  }
+  return Abs;
+}
+
+} // namespace
+
+Discovery discoverFiles(const std::vector<std::string> &Paths, ConfigResolver &Resolver, bool ForceExclude) {
+  Discovery Out;
+  for (const auto &P : Paths) {
+    if (P == "-")
+      continue; // stdin is handled by the caller
+    fs::file_status St;
+    if (std::error_code EC = fs::status(P, St)) {
+      Out.Errors.push_back(P + ": " + EC.message());
+      continue;
+    }
+    std::string Abs = absolute(P);
+    if (fs::is_directory(St)) {
+      size_t Before = Out.Files.size();
+      walk(Abs, Resolver, Out);
+      for (size_t I = Before; I < Out.Files.size(); ++I)
+        Out.Files[I].Path = display(Out.Files[I].Path);
+      continue;
+    }
+    auto Cfg = Resolver.forPath(Abs);
+    if (!Cfg) {
+      Out.Errors.push_back(llvm::toString(Cfg.takeError()));
+      continue;
+    }
+    if (ForceExclude && (Resolver.isExcluded(**Cfg, Abs) ||
+                         ignoredByGit(ancestorsGitIgnores(std::string(path::parent_path(Abs))), Abs, false)))
+      continue;
+    // A file named explicitly is linted whatever its extension; it is the user's choice.
+    Out.Files.push_back({P, *Cfg});
+  }
+  std::sort(Out.Files.begin(), Out.Files.end(),
+            [](const DiscoveredFile &A, const DiscoveredFile &B) { return A.Path < B.Path; });
+  Out.Files.erase(std::unique(Out.Files.begin(), Out.Files.end(),
+                              [](const DiscoveredFile &A, const DiscoveredFile &B) { return A.Path == B.Path; }),
+                  Out.Files.end());
+  std::sort(Out.Errors.begin(), Out.Errors.end());
+  Out.Errors.erase(std::unique(Out.Errors.begin(), Out.Errors.end()), Out.Errors.end());
+  return Out;
+}
+
+} // namespace torchlint

@@ -1,0 +1,138 @@
+// The per-file lint pipeline and the dispatcher.
+#include "lint/Linter.h"
+
+#include "diag/Suppressions.h"
+#include "semantic/Walker.h"
+
+#include <algorithm>
+
+namespace torchlint {
+
+Linter::Linter(const Registry &R) : Reg(R), BySymbol(ts_language_symbol_count(pythonLanguage())) {
+  const TSLanguage *L = pythonLanguage();
+  for (auto &Rule : R.rules())
+    for (std::string_view K : Rule->nodeKinds()) {
+      Wanted.add(K);
+      for (uint32_t S = 0; S < BySymbol.size(); ++S)
+        if (K == ts_language_symbol_name(L, static_cast<TSSymbol>(S)) &&
+            ts_language_symbol_type(L, static_cast<TSSymbol>(S)) == TSSymbolTypeRegular)
+          BySymbol[S].push_back(Rule.get());
+    }
+}
+
+void sortDiagnostics(std::vector<Diagnostic> &Diags) {
+  std::stable_sort(Diags.begin(), Diags.end(), [](const Diagnostic &A, const Diagnostic &B) {
+    if (A.Range.Begin != B.Range.Begin)
+      return A.Range.Begin < B.Range.Begin;
+    if (A.Code != B.Code)
+      return A.Code < B.Code;
+    return A.Message < B.Message;
+  });
+  // The same finding reported twice (e.g. a node reached through two kinds) counts once.
+  Diags.erase(std::unique(Diags.begin(), Diags.end(),
+                          [](const Diagnostic &A, const Diagnostic &B) {
+                            return A.Range.Begin == B.Range.Begin && A.Range.End == B.Range.End &&
+                                   A.Code == B.Code && A.Message == B.Message;
+                          }),
+              Diags.end());
+}
+
+namespace {
+
+std::string syntaxErrorMessage(TSNode N, const NodeText &Text) {
+  if (ts_node_is_missing(N))
+    return "syntax error: missing `" + std::string(ts_node_type(N)) + "`";
+  // Show the first token of the unexpected text, clipped to one short line.
+  TSNode First = N;
+  while (ts_node_child_count(First) > 0)
+    First = ts_node_child(First, 0);
+  std::string_view T = Text(First);
+  if (T.empty())
+    T = Text(N);
+  T = T.substr(0, T.find_first_of("\r\n"));
+  if (T.size() > 40)
+    T = T.substr(0, 40);
+  if (T.empty())
+    return "syntax error: unexpected end of input";
+  return "syntax error: unexpected `" + std::string(T) + "`";
+}
+
+} // namespace
+
+std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S) const {
+  std::vector<Diagnostic> Out;
+  SemanticModel Model(File.text());
+  TSNode Root = ts_tree_root_node(Tree);
+  WalkResult W = walkFile(Root, Model, Wanted);
+
+  RuleContext Ctx(File, Model, S, Out);
+  for (const NodeRef &N : W.Nodes) {
+    for (const Rule *R : BySymbol[ts_node_symbol(N.Node)]) {
+      if (!S.enabled(R->info().Code))
+        continue;
+      Ctx.setRule(R);
+      R->check(N, Ctx);
+    }
+  }
+
+  if (W.HasError && S.enabled(SyntaxErrorCode)) {
+    Diagnostic D;
+    D.Code = std::string(SyntaxErrorCode);
+    D.Sev = Severity::Error;
+    uint32_t B = ts_node_start_byte(W.FirstError), E = ts_node_end_byte(W.FirstError);
+    uint32_t LineEnd = File.lineStart(File.lineOf(B)) + static_cast<uint32_t>(File.lineText(File.lineOf(B)).size());
+    D.Range = {B, std::max(B, std::min(E, LineEnd))};
+    D.Message = syntaxErrorMessage(W.FirstError, Model.text());
+    Out.push_back(std::move(D));
+  }
+
+  // Suppressions.
+  std::vector<Suppression> Sups;
+  for (TSNode C : W.Comments) {
+    auto Found = parseSuppressions(Model.text()(C), ts_node_start_byte(C), File);
+    for (auto &F : Found)
+      Sups.push_back(std::move(F));
+  }
+  if (!Sups.empty())
+    applySuppressions(Out, Sups, File);
+
+  for (auto &Sup : Sups)
+    for (size_t I = 0; I < Sup.Codes.size(); ++I) {
+      const auto &C = Sup.Codes[I];
+      if (!isTorchlintCode(C.Code))
+        continue; // another tool's code
+      bool Known = Reg.find(C.Code) != nullptr;
+      std::string_view Code;
+      std::string Message;
+      if (!Known && S.enabled(UnknownSuppressionCode)) {
+        Code = UnknownSuppressionCode;
+        Message = "unknown rule code `" + C.Code + "` in suppression";
+      } else if (Known && !C.Used && S.enabled(UnusedSuppressionCode) && S.enabled(C.Code)) {
+        Code = UnusedSuppressionCode;
+        Message = "unused suppression of `" + C.Code + "`";
+      } else {
+        continue;
+      }
+      Diagnostic D;
+      D.Code = std::string(Code);
+      const Rule *Meta = Reg.find(Code);
+      D.Sev = Meta ? Meta->info().DefaultSeverity : Severity::Warning;
+      D.Range = C.Range;
+      D.Message = std::move(Message);
+      D.Fix = torchlint::Fix{"Remove `" + C.Code + "` from the suppression", Applicability::Safe,
+                             {removeCodeEdit(Sup, I, File)}};
+      Out.push_back(std::move(D));
+    }
+
+  sortDiagnostics(Out);
+  return Out;
+}
+
+std::vector<Diagnostic> Linter::lint(const SourceFile &File, const LintSettings &S) const {
+  TreePtr T = parsePython(File.text());
+  if (!T)
+    return {};
+  return lint(File, T.get(), S);
+}
+
+} // namespace torchlint

@@ -1,0 +1,38 @@
+// Lints one parsed file: one walk collects the nodes every enabled rule asked for, the
+// dispatcher hands each node to its rules, then suppressions and the run's own
+// diagnostics (syntax errors, unknown or unused suppressions) are applied.
+#pragma once
+
+#include "lint/Rule.h"
+#include "parse/Tree.h"
+#include "semantic/Walker.h"
+
+#include <vector>
+
+namespace torchlint {
+
+// Codes the engine itself reports; their documentation lives in rules/meta/.
+inline constexpr std::string_view SyntaxErrorCode = "TL001";
+inline constexpr std::string_view UnknownSuppressionCode = "TL002";
+inline constexpr std::string_view UnusedSuppressionCode = "TL003";
+
+class Linter {
+public:
+  explicit Linter(const Registry &R);
+
+  /// Lints \p File whose tree is \p Tree. Diagnostics come sorted by position, then code.
+  std::vector<Diagnostic> lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S) const;
+  /// Parses and lints.
+  std::vector<Diagnostic> lint(const SourceFile &File, const LintSettings &S) const;
+
+  const Registry &registry() const { return Reg; }
+
+private:
+  const Registry &Reg;
+  KindSet Wanted;
+  std::vector<std::vector<const Rule *>> BySymbol;
+};
+
+void sortDiagnostics(std::vector<Diagnostic> &Diags);
+
+} // namespace torchlint

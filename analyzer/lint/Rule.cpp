@@ -1,0 +1,53 @@
+// Registry look-ups and the rule context's reporting.
+#include "lint/Rule.h"
+
+#include <algorithm>
+
+namespace torchlint {
+
+std::string_view fixSafetyName(FixSafety F) {
+  switch (F) {
+  case FixSafety::None:
+    return "none";
+  case FixSafety::Unsafe:
+    return "unsafe";
+  case FixSafety::Safe:
+    return "safe";
+  }
+  return "none";
+}
+
+bool LintSettings::enabled(std::string_view Code) const {
+  return std::binary_search(Enabled.begin(), Enabled.end(), Code);
+}
+
+const Rule *Registry::find(std::string_view Code) const {
+  for (auto &R : Rules)
+    if (R->info().Code == Code)
+      return R.get();
+  return nullptr;
+}
+
+std::vector<std::string_view> Registry::matching(std::string_view Selector) const {
+  std::vector<std::string_view> Out;
+  for (auto &R : Rules) {
+    std::string_view C = R->info().Code;
+    if (Selector == "ALL" || C.substr(0, Selector.size()) == Selector)
+      Out.push_back(C);
+  }
+  return Out;
+}
+
+Diagnostic &RuleContext::report(TSNode At, std::string Message) { return report(range(At), std::move(Message)); }
+
+Diagnostic &RuleContext::report(TextRange At, std::string Message) {
+  Diagnostic D;
+  D.Code = std::string(Current->info().Code);
+  D.Sev = Current->info().DefaultSeverity;
+  D.Range = At;
+  D.Message = std::move(Message);
+  Out.push_back(std::move(D));
+  return Out.back();
+}
+
+} // namespace torchlint

@@ -1,0 +1,102 @@
+// The interface every rule implements, the registry that holds them, and the context a
+// rule sees while checking a node. Rules live in rules/; the engine only knows this file.
+#pragma once
+
+#include "diag/Diagnostic.h"
+#include "semantic/SemanticModel.h"
+#include "source/SourceFile.h"
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace torchlint {
+
+enum class FixSafety : uint8_t { None, Unsafe, Safe };
+std::string_view fixSafetyName(FixSafety F);
+
+struct RuleInfo {
+  std::string_view Code;    // TL101
+  std::string_view Name;    // tensor-to-discarded
+  std::string_view Family;  // TL1
+  std::string_view Summary; // one line
+  bool DefaultOn;
+  Severity DefaultSeverity;
+  FixSafety Fix;
+};
+
+/// The sections every rule's documentation has, in order (STYLE.md).
+inline constexpr std::string_view DocSections[] = {"What it does", "Why is this bad?", "Example",
+                                                    "Use instead", "When it stays silent"};
+inline constexpr std::string_view FixSection = "Fix safety";
+
+struct TorchVersion {
+  int Major = 0, Minor = 0;
+  friend auto operator<=>(const TorchVersion &, const TorchVersion &) = default;
+};
+
+struct LintSettings {
+  std::optional<TorchVersion> TargetTorch;
+  std::vector<std::string> Enabled; // codes, sorted
+  bool enabled(std::string_view Code) const;
+};
+
+class RuleContext;
+
+class Rule {
+public:
+  explicit Rule(const RuleInfo &Info) : Info(Info) {}
+  virtual ~Rule() = default;
+  const RuleInfo &info() const { return Info; }
+  /// Markdown with the sections in DocSections (and FixSection when the rule has a fix).
+  virtual std::string_view documentation() const = 0;
+  /// Node kinds of the Python grammar this rule wants to see (e.g. "call").
+  virtual std::vector<std::string_view> nodeKinds() const { return {}; }
+  virtual void check(const NodeRef &N, RuleContext &Ctx) const {}
+
+private:
+  const RuleInfo &Info;
+};
+
+class Registry {
+public:
+  void add(std::unique_ptr<Rule> R) { Rules.push_back(std::move(R)); }
+  const std::vector<std::unique_ptr<Rule>> &rules() const { return Rules; }
+  const Rule *find(std::string_view Code) const;
+  /// Codes a selector names: a code, a prefix ("TL1", "TL"), or "ALL".
+  std::vector<std::string_view> matching(std::string_view Selector) const;
+  bool isSelector(std::string_view Selector) const { return !matching(Selector).empty(); }
+
+private:
+  std::vector<std::unique_ptr<Rule>> Rules;
+};
+
+class RuleContext {
+public:
+  RuleContext(const SourceFile &File, const SemanticModel &Model, const LintSettings &Settings,
+              std::vector<Diagnostic> &Out)
+      : File(File), Model(Model), Settings(Settings), Out(Out) {}
+
+  const SourceFile &source() const { return File; }
+  const SemanticModel &model() const { return Model; }
+  const NodeText &text() const { return Model.text(); }
+  const LintSettings &settings() const { return Settings; }
+  const Rule &rule() const { return *Current; }
+
+  /// Adds a diagnostic of the current rule with its default severity.
+  Diagnostic &report(TSNode At, std::string Message);
+  Diagnostic &report(TextRange At, std::string Message);
+  static TextRange range(TSNode N) { return {ts_node_start_byte(N), ts_node_end_byte(N)}; }
+
+  void setRule(const Rule *R) { Current = R; }
+
+private:
+  const SourceFile &File;
+  const SemanticModel &Model;
+  const LintSettings &Settings;
+  std::vector<Diagnostic> &Out;
+  const Rule *Current = nullptr;
+};
+
+} // namespace torchlint

@@ -1,0 +1,211 @@
+// The torchlint command: `check` (the default), `rule`, `rules`, `version`.
+#include "config/Config.h"
+#include "driver/Discovery.h"
+#include "driver/Driver.h"
+#include "lint/Linter.h"
+#include "parse/Tree.h"
+#include "report/Report.h"
+#include "Rules.h"
+
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Process.h>
+#include <llvm/Support/Threading.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace torchlint;
+namespace cl = llvm::cl;
+
+namespace {
+
+constexpr int ExitClean = 0, ExitFindings = 1, ExitError = 2;
+const char *Version = TORCHLINT_VERSION;
+
+cl::OptionCategory CheckCat("torchlint check options");
+cl::list<std::string> Paths(cl::Positional, cl::desc("[PATHS...]"), cl::cat(CheckCat));
+cl::opt<std::string> FormatOpt("format", cl::desc("Output format: text, concise, json, sarif, github"),
+                               cl::init("text"), cl::cat(CheckCat));
+cl::list<std::string> SelectOpt("select", cl::CommaSeparated, cl::desc("Rule codes or prefixes to enable (ALL for all)"),
+                                cl::cat(CheckCat));
+cl::list<std::string> IgnoreOpt("ignore", cl::CommaSeparated, cl::desc("Rule codes or prefixes to disable"),
+                                cl::cat(CheckCat));
+cl::list<std::string> ExtendSelectOpt("extend-select", cl::CommaSeparated,
+                                      cl::desc("Rule codes or prefixes to enable on top of the selection"),
+                                      cl::cat(CheckCat));
+cl::opt<std::string> ConfigOpt("config", cl::desc("Use this configuration file for every file"), cl::cat(CheckCat));
+cl::opt<std::string> StdinFilename("stdin-filename", cl::desc("Read the source from stdin; report it under this name"),
+                                   cl::cat(CheckCat));
+cl::opt<bool> Statistics("statistics", cl::desc("Show counts for every rule with findings"), cl::cat(CheckCat));
+cl::opt<bool> ExitZero("exit-zero", cl::desc("Exit 0 even when there are findings"), cl::cat(CheckCat));
+cl::opt<std::string> OutputFile("output-file", cl::desc("Write the report to FILE"), cl::value_desc("FILE"),
+                                cl::cat(CheckCat));
+cl::alias OutputFileShort("o", cl::desc("Alias for --output-file"), cl::aliasopt(OutputFile));
+cl::opt<unsigned> Jobs("j", cl::desc("Files linted in parallel (default: all cores)"), cl::init(0), cl::Prefix,
+                       cl::cat(CheckCat));
+cl::opt<bool> ForceExclude("force-exclude", cl::desc("Apply `exclude` to files named on the command line too"),
+                           cl::cat(CheckCat));
+
+void printVersion(llvm::raw_ostream &OS) {
+  OS << "torchlint " << Version << " (tree-sitter-python " << grammarVersion() << ")\n";
+}
+
+int fail(const llvm::Twine &Msg) {
+  llvm::WithColor::error(llvm::errs(), "torchlint") << Msg << "\n";
+  return ExitError;
+}
+
+int listRules(const Registry &R) {
+  auto &OS = llvm::outs();
+  for (const auto &Ru : R.rules()) {
+    const RuleInfo &I = Ru->info();
+    OS << llvm::formatv("{0,-6} {1,-34} {2,-7} {3,-8} {4,-7} {5}\n", I.Code, I.Name,
+                        I.DefaultOn ? "on" : "opt-in", severityName(I.DefaultSeverity),
+                        I.Fix == FixSafety::None ? "-" : fixSafetyName(I.Fix), I.Summary);
+  }
+  return ExitClean;
+}
+
+int showRule(const Registry &R, int Argc, char **Argv) {
+  if (Argc < 3)
+    return fail("usage: torchlint rule CODE (e.g. torchlint rule TL105)");
+  int Status = ExitClean;
+  for (int I = 2; I < Argc; ++I) {
+    const Rule *Ru = R.find(Argv[I]);
+    if (!Ru) {
+      Status = fail(llvm::Twine("unknown rule `") + Argv[I] + "`; `torchlint rules` lists them");
+      continue;
+    }
+    const RuleInfo &Info = Ru->info();
+    llvm::outs() << Ru->documentation() << "\n"
+                 << "Default: " << (Info.DefaultOn ? "on" : "opt-in") << ", " << severityName(Info.DefaultSeverity)
+                 << ". Fix: " << fixSafetyName(Info.Fix) << ".\n";
+  }
+  return Status;
+}
+
+bool validSelectors(const Registry &R, const std::vector<std::string> &List, const char *Opt) {
+  for (const auto &S : List)
+    if (!R.isSelector(S)) {
+      fail(llvm::Twine("--") + Opt + ": unknown rule code or prefix `" + S + "`");
+      return false;
+    }
+  return true;
+}
+
+int check(const Registry &R) {
+  auto Fmt = parseFormat(FormatOpt);
+  if (!Fmt)
+    return fail("--format: unknown format `" + FormatOpt + "` (text, concise, json, sarif, github)");
+  if (!validSelectors(R, SelectOpt, "select") || !validSelectors(R, IgnoreOpt, "ignore") ||
+      !validSelectors(R, ExtendSelectOpt, "extend-select"))
+    return ExitError;
+  CliOptions Cli;
+  if (SelectOpt.getNumOccurrences())
+    Cli.Select = std::vector<std::string>(SelectOpt.begin(), SelectOpt.end());
+  Cli.Ignore.assign(IgnoreOpt.begin(), IgnoreOpt.end());
+  Cli.ExtendSelect.assign(ExtendSelectOpt.begin(), ExtendSelectOpt.end());
+  if (!ConfigOpt.empty()) {
+    if (!llvm::sys::fs::exists(ConfigOpt))
+      return fail("--config: " + ConfigOpt + ": no such file");
+    Cli.ConfigFile = ConfigOpt;
+  }
+  ConfigResolver Resolver(R, Cli);
+  Linter L(R);
+  std::vector<FileOutcome> Outcomes;
+  std::vector<std::string> Errors;
+
+  std::vector<std::string> Inputs(Paths.begin(), Paths.end());
+  bool Stdin = !StdinFilename.empty() && (Inputs.empty() || (Inputs.size() == 1 && Inputs[0] == "-"));
+  if (!Stdin && Inputs.size() == 1 && Inputs[0] == "-")
+    Stdin = true;
+  if (Stdin) {
+    std::string Name = StdinFilename.empty() ? std::string("-") : std::string(StdinFilename);
+    auto Buf = llvm::MemoryBuffer::getSTDIN();
+    if (!Buf)
+      return fail("cannot read stdin: " + Buf.getError().message());
+    auto Cfg = Resolver.forPath(Name == "-" ? std::string(".") : Name);
+    if (!Cfg)
+      return fail(llvm::toString(Cfg.takeError()));
+    bool Excluded = ForceExclude && Resolver.isExcluded(**Cfg, Name);
+    if (!Excluded)
+      Outcomes.push_back(lintSource(Name, (*Buf)->getBuffer().str(), L, Resolver.settingsFor(**Cfg, Name)));
+  } else {
+    if (Inputs.empty())
+      Inputs.push_back(".");
+    Discovery D = discoverFiles(Inputs, Resolver, ForceExclude);
+    Errors = std::move(D.Errors);
+    unsigned J = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
+    Outcomes = lintFiles(D.Files, L, Resolver, J);
+  }
+  for (const auto &O : Outcomes)
+    if (!O.Error.empty())
+      Errors.push_back(O.Path + ": " + O.Error);
+
+  std::unique_ptr<llvm::raw_fd_ostream> File;
+  llvm::raw_ostream *OS = &llvm::outs();
+  if (!OutputFile.empty()) {
+    std::error_code EC;
+    File = std::make_unique<llvm::raw_fd_ostream>(OutputFile, EC, llvm::sys::fs::OF_Text);
+    if (EC)
+      return fail("--output-file: " + OutputFile + ": " + EC.message());
+    OS = File.get();
+  }
+  ReportOptions RO;
+  RO.Version = Version;
+  RO.Color = !File && !std::getenv("NO_COLOR") && llvm::WithColor(*OS).colorsEnabled();
+  for (const auto &E : Errors)
+    fail(E);
+  if (Statistics && (*Fmt == Format::Text || *Fmt == Format::Concise))
+    writeStatistics(*OS, Outcomes, R, RO);
+  else
+    writeReport(*Fmt, *OS, Outcomes, R, RO);
+  OS->flush();
+
+  size_t Findings = 0;
+  for (const auto &O : Outcomes)
+    Findings += O.Diagnostics.size();
+  if (!Errors.empty())
+    return ExitError;
+  return Findings && !ExitZero ? ExitFindings : ExitClean;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  const Registry &R = rules::registry();
+  std::string_view Sub = Argc > 1 ? std::string_view(Argv[1]) : std::string_view();
+  if (Sub == "rules")
+    return listRules(R);
+  if (Sub == "rule")
+    return showRule(R, Argc, Argv);
+  if (Sub == "version" || Sub == "--version" || Sub == "-V") {
+    printVersion(llvm::outs());
+    return ExitClean;
+  }
+  std::vector<const char *> Args{Argv[0]};
+  int First = Sub == "check" ? 2 : 1;
+  for (int I = First; I < Argc; ++I)
+    Args.push_back(Argv[I]);
+  cl::HideUnrelatedOptions(CheckCat);
+  cl::SetVersionPrinter(printVersion);
+  std::string ErrText;
+  llvm::raw_string_ostream Err(ErrText);
+  if (!cl::ParseCommandLineOptions(static_cast<int>(Args.size()), Args.data(),
+                                   "torchlint: finds device-management bugs in PyTorch programs\n\n"
+                                   "  torchlint check [options] [PATHS...]   lint files (the default command)\n"
+                                   "  torchlint rules                       list the rules\n"
+                                   "  torchlint rule CODE                   show a rule's documentation\n",
+                                   &Err, nullptr, /*LongOptionsUseDoubleDash=*/true)) {
+    Err.flush();
+    llvm::errs() << ErrText;
+    return ExitError;
+  }
+  return check(R);
+}

@@ -1,0 +1,143 @@
+// Parser and node helpers for the tree-sitter Python grammar.
+#include "parse/Tree.h"
+
+#include <cassert>
+#include <cstdlib>
+
+namespace torchlint {
+
+const TSLanguage *pythonLanguage() {
+  static const TSLanguage *L = tree_sitter_python();
+  return L;
+}
+
+TSSymbol symbolFor(std::string_view Kind) {
+  return ts_language_symbol_for_name(pythonLanguage(), Kind.data(), static_cast<uint32_t>(Kind.size()),
+                                     true);
+}
+
+std::string_view grammarVersion() { return TORCHLINT_GRAMMAR_VERSION; }
+
+namespace {
+struct ParserHolder {
+  TSParser *P;
+  ParserHolder() : P(ts_parser_new()) {
+    bool Ok = ts_parser_set_language(P, pythonLanguage());
+    assert(Ok && "tree-sitter runtime rejects the grammar's ABI version");
+    (void)Ok;
+  }
+  ~ParserHolder() { ts_parser_delete(P); }
+};
+} // namespace
+
+TreePtr parsePython(std::string_view Text, const TSTree *Old) {
+  thread_local ParserHolder Holder;
+  TSTree *T = ts_parser_parse_string(Holder.P, Old, Text.data(), static_cast<uint32_t>(Text.size()));
+  return TreePtr(T);
+}
+
+TSNode field(TSNode N, std::string_view Name) {
+  return ts_node_child_by_field_name(N, Name.data(), static_cast<uint32_t>(Name.size()));
+}
+
+std::vector<TSNode> namedChildren(TSNode N) {
+  std::vector<TSNode> Out;
+  uint32_t C = ts_node_named_child_count(N);
+  Out.reserve(C);
+  for (uint32_t I = 0; I < C; ++I)
+    Out.push_back(ts_node_named_child(N, I));
+  return Out;
+}
+
+std::optional<std::string_view> stringLiteral(TSNode N, const NodeText &Text) {
+  if (!is(N, "string"))
+    return std::nullopt;
+  uint32_t Count = ts_node_child_count(N);
+  if (Count < 2)
+    return std::nullopt;
+  TSNode Start = ts_node_child(N, 0), End = ts_node_child(N, Count - 1);
+  if (!is(Start, "string_start") || !is(End, "string_end"))
+    return std::nullopt;
+  // Only plain, raw or u-prefixed strings hold a value we can read from the source.
+  for (char C : Text(Start))
+    if (C != 'r' && C != 'R' && C != 'u' && C != 'U' && C != '\'' && C != '"')
+      return std::nullopt;
+  for (uint32_t I = 1; I + 1 < Count; ++I)
+    if (!is(ts_node_child(N, I), "string_content"))
+      return std::nullopt; // interpolation
+  uint32_t B = ts_node_end_byte(Start), E = ts_node_start_byte(End);
+  std::string_view Whole = Text(N);
+  uint32_t Base = ts_node_start_byte(N);
+  if (E < B || E - Base > Whole.size())
+    return std::nullopt;
+  std::string_view Value = Whole.substr(B - Base, E - B);
+  if (Value.find('\\') != std::string_view::npos)
+    return std::nullopt;
+  return Value;
+}
+
+std::optional<long> intLiteral(TSNode N, const NodeText &Text) {
+  if (!is(N, "integer"))
+    return std::nullopt;
+  std::string_view S = Text(N);
+  if (S.empty() || S.size() > 9)
+    return std::nullopt;
+  long V = 0;
+  for (char C : S) {
+    if (C < '0' || C > '9')
+      return std::nullopt;
+    V = V * 10 + (C - '0');
+  }
+  return V;
+}
+
+TSNode CallArgs::keyword(std::string_view Name) const {
+  for (auto &[K, V] : Keywords)
+    if (K == Name)
+      return V;
+  return TSNode{};
+}
+
+TSNode CallArgs::arg(std::string_view Name, size_t Index) const {
+  TSNode K = keyword(Name);
+  if (!ts_node_is_null(K))
+    return K;
+  return Index < Positional.size() ? Positional[Index] : TSNode{};
+}
+
+std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {
+  if (!is(Call, "call"))
+    return std::nullopt;
+  CallArgs A;
+  A.Callee = field(Call, "function");
+  A.ArgList = field(Call, "arguments");
+  if (!is(A.ArgList, "argument_list"))
+    return std::nullopt;
+  for (uint32_t I = 0, E = ts_node_named_child_count(A.ArgList); I < E; ++I) {
+    TSNode C = ts_node_named_child(A.ArgList, I);
+    std::string_view K = kind(C);
+    if (K == "keyword_argument") {
+      TSNode Name = field(C, "name"), Value = field(C, "value");
+      if (!ts_node_is_null(Name) && !ts_node_is_null(Value)) {
+        A.Keywords.emplace_back(Text(Name), Value);
+        A.KeywordNodes.push_back(C);
+      }
+    } else if (K == "list_splat" || K == "dictionary_splat") {
+      A.HasSplat = true;
+    } else if (K != "comment") {
+      A.Positional.push_back(C);
+    }
+  }
+  return A;
+}
+
+std::optional<AttributeParts> attributeParts(TSNode N, const NodeText &Text) {
+  if (!is(N, "attribute"))
+    return std::nullopt;
+  TSNode Obj = field(N, "object"), Attr = field(N, "attribute");
+  if (ts_node_is_null(Obj) || ts_node_is_null(Attr))
+    return std::nullopt;
+  return AttributeParts{Obj, Text(Attr)};
+}
+
+} // namespace torchlint

@@ -1,0 +1,78 @@
+// RAII wrappers over tree-sitter's parser and tree, plus small helpers for reading nodes
+// of the Python grammar. Parsers are per thread; the language is shared.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+extern "C" const TSLanguage *tree_sitter_python(void);
+
+namespace torchlint {
+
+const TSLanguage *pythonLanguage();
+/// The grammar's numeric symbol for a named node kind (e.g. "call"); 0 when unknown.
+TSSymbol symbolFor(std::string_view Kind);
+/// The version string of the tree-sitter-python package this binary was built with.
+std::string_view grammarVersion();
+
+struct TreeDeleter {
+  void operator()(TSTree *T) const { ts_tree_delete(T); }
+};
+using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
+
+/// Parses \p Text with this thread's parser. \p Old enables incremental reparsing.
+TreePtr parsePython(std::string_view Text, const TSTree *Old = nullptr);
+
+/// A node's source text, kind and children without allocating.
+class NodeText {
+public:
+  explicit NodeText(std::string_view Source) : Source(Source) {}
+  std::string_view operator()(TSNode N) const {
+    uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
+    if (B > Source.size() || E > Source.size() || E < B)
+      return {};
+    return Source.substr(B, E - B);
+  }
+
+private:
+  std::string_view Source;
+};
+
+inline std::string_view kind(TSNode N) { return ts_node_type(N); }
+inline bool is(TSNode N, std::string_view K) { return !ts_node_is_null(N) && kind(N) == K; }
+TSNode field(TSNode N, std::string_view Name);
+std::vector<TSNode> namedChildren(TSNode N);
+
+/// The string value of a plain string literal ("cuda", 'cpu'), without prefixes or
+/// interpolation; nullopt for f-strings, concatenations, byte strings and the like.
+std::optional<std::string_view> stringLiteral(TSNode N, const NodeText &Text);
+/// The integer value of a small decimal literal, if \p N is one.
+std::optional<long> intLiteral(TSNode N, const NodeText &Text);
+
+/// A call's parts: callee, positional and keyword arguments.
+struct CallArgs {
+  TSNode Callee{};
+  TSNode ArgList{};
+  std::vector<TSNode> Positional;
+  std::vector<std::pair<std::string_view, TSNode>> Keywords; // name -> value
+  std::vector<TSNode> KeywordNodes;                          // the keyword_argument nodes
+  bool HasSplat = false; // *args or **kwargs: the call may pass anything
+  TSNode keyword(std::string_view Name) const;
+  /// The argument passed as keyword \p Name or else at position \p Index.
+  TSNode arg(std::string_view Name, size_t Index) const;
+};
+/// Parts of a `call` node; nullopt for other nodes or generator-argument calls.
+std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text);
+
+/// For `a.b.c(...)` style callees: the attribute name (c) and the object (a.b).
+struct AttributeParts {
+  TSNode Object{};
+  std::string_view Name;
+};
+std::optional<AttributeParts> attributeParts(TSNode N, const NodeText &Text);
+
+} // namespace torchlint

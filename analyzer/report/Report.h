@@ -1,0 +1,51 @@
+// Output formats: text (code frames), concise, json (Ruff's shape), sarif (2.1.0),
+// github (workflow commands). Every format reads the same outcomes and is deterministic.
+#pragma once
+
+#include "driver/Driver.h"
+#include "lint/Rule.h"
+
+#include <llvm/Support/raw_ostream.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torchlint {
+
+enum class Format { Text, Concise, Json, Sarif, Github };
+std::optional<Format> parseFormat(std::string_view Name);
+
+struct ReportOptions {
+  bool Color = false;
+  bool ShowFixes = false; // mark fixable findings with [*]
+  Applicability FixLevel = Applicability::Safe; // what --fix would apply
+  std::string Version;
+};
+
+/// 1-based line and column (in code points) of a byte offset.
+struct LineCol {
+  uint32_t Line, Column;
+};
+LineCol lineCol(const SourceFile &F, uint32_t Offset);
+/// The documentation link of a rule.
+std::string ruleUrl(std::string_view Code);
+
+void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+               const ReportOptions &O);
+void writeConcise(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                  const ReportOptions &O);
+void writeJson(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+               const ReportOptions &O);
+void writeSarif(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                const ReportOptions &O);
+void writeGithub(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                 const ReportOptions &O);
+void writeReport(Format F, llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                 const ReportOptions &O);
+
+/// `--statistics`: count per code, most frequent first.
+void writeStatistics(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                     const ReportOptions &O);
+
+} // namespace torchlint

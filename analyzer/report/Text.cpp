@@ -1,0 +1,198 @@
+// The human formats: text with code frames and notes, and concise one-liners.
+#include "report/Report.h"
+
+#include "diag/Diagnostic.h"
+
+#include <llvm/Support/WithColor.h>
+
+#include <map>
+
+namespace torchlint {
+
+std::optional<Format> parseFormat(std::string_view N) {
+  if (N == "text" || N == "full")
+    return Format::Text;
+  if (N == "concise")
+    return Format::Concise;
+  if (N == "json")
+    return Format::Json;
+  if (N == "sarif")
+    return Format::Sarif;
+  if (N == "github")
+    return Format::Github;
+  return std::nullopt;
+}
+
+LineCol lineCol(const SourceFile &F, uint32_t Offset) {
+  Position P = F.position(Offset, ColumnUnit::CodePoints);
+  return {P.Line + 1, P.Column + 1};
+}
+
+std::string ruleUrl(std::string_view Code) {
+  return "https://torchlint.dev/rules/" + std::string(Code);
+}
+
+namespace {
+
+using Color = llvm::raw_ostream::Colors;
+
+void colored(llvm::raw_ostream &OS, bool On, Color C, bool Bold, llvm::StringRef S) {
+  if (On)
+    OS.changeColor(C, Bold);
+  OS << S;
+  if (On)
+    OS.resetColor();
+}
+
+std::string expandTabs(std::string_view S) {
+  std::string Out;
+  for (char C : S)
+    Out += C == '\t' ? std::string("    ") : std::string(1, C);
+  return Out;
+}
+
+void writeFrame(llvm::raw_ostream &OS, const SourceFile &F, TextRange R, bool ColorOn, Color C,
+                const std::string &Label) {
+  uint32_t Line = F.lineOf(R.Begin);
+  std::string LineNo = std::to_string(Line + 1);
+  std::string Pad(LineNo.size(), ' ');
+  std::string_view Text = F.lineText(Line);
+  uint32_t Start = R.Begin - F.lineStart(Line);
+  uint32_t EndInLine = std::min<uint32_t>(R.End - F.lineStart(Line), static_cast<uint32_t>(Text.size()));
+  if (EndInLine < Start)
+    EndInLine = Start;
+  std::string Before = expandTabs(Text.substr(0, std::min<size_t>(Start, Text.size())));
+  std::string Under = expandTabs(Text.substr(std::min<size_t>(Start, Text.size()), EndInLine - Start));
+  uint32_t Col = measure(Before, ColumnUnit::CodePoints);
+  uint32_t Width = std::max<uint32_t>(1, measure(Under, ColumnUnit::CodePoints));
+  colored(OS, ColorOn, Color::BLUE, true, Pad + " |\n");
+  colored(OS, ColorOn, Color::BLUE, true, LineNo + " | ");
+  OS << expandTabs(Text) << "\n";
+  colored(OS, ColorOn, Color::BLUE, true, Pad + " | ");
+  OS << std::string(Col, ' ');
+  colored(OS, ColorOn, C, true, std::string(Width, '^') + (Label.empty() ? "" : " " + Label));
+  OS << "\n";
+}
+
+Color severityColor(Severity S) {
+  return S == Severity::Error ? Color::RED : S == Severity::Warning ? Color::YELLOW : Color::CYAN;
+}
+
+bool fixable(const Diagnostic &D, const ReportOptions &O) {
+  return D.Fix && D.Fix->Applic >= O.FixLevel;
+}
+
+} // namespace
+
+void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+               const ReportOptions &O) {
+  size_t Total = 0, Fixable = 0, Hidden = 0;
+  for (const auto &FO : Files) {
+    if (!FO.Source)
+      continue;
+    const SourceFile &F = *FO.Source;
+    for (const auto &D : FO.Diagnostics) {
+      ++Total;
+      LineCol LC = lineCol(F, D.Range.Begin);
+      colored(OS, O.Color, Color::SAVEDCOLOR, true, FO.Path);
+      OS << ":" << LC.Line << ":" << LC.Column << ": ";
+      colored(OS, O.Color, severityColor(D.Sev), true, D.Code);
+      if (fixable(D, O)) {
+        ++Fixable;
+        OS << " [*]";
+      } else if (D.Fix && D.Fix->Applic == Applicability::Unsafe) {
+        ++Hidden;
+      }
+      OS << " " << D.Message << "\n";
+      writeFrame(OS, F, D.Range, O.Color, severityColor(D.Sev), "");
+      for (const auto &N : D.Notes) {
+        LineCol NL = lineCol(F, N.Range.Begin);
+        colored(OS, O.Color, Color::CYAN, true, "note");
+        OS << ": " << FO.Path << ":" << NL.Line << ":" << NL.Column << ": " << N.Message << "\n";
+        writeFrame(OS, F, N.Range, O.Color, Color::CYAN, "");
+      }
+      if (D.Fix) {
+        colored(OS, O.Color, Color::CYAN, true, "help");
+        OS << ": " << D.Fix->Message;
+        if (D.Fix->Applic != Applicability::Safe)
+          OS << " (" << applicabilityName(D.Fix->Applic) << " fix)";
+        OS << "\n";
+      }
+      OS << "\n";
+    }
+  }
+  if (Total) {
+    OS << "Found " << Total << (Total == 1 ? " error" : " errors") << ".\n";
+    if (Fixable)
+      OS << "[*] " << Fixable << " fixable with the `--fix` option";
+    if (Hidden)
+      OS << (Fixable ? " (" : "No fixes available (") << Hidden
+         << " hidden fixes can be enabled with the `--unsafe-fixes` option)";
+    if (Fixable && !Hidden)
+      OS << ".";
+    if (Fixable || Hidden)
+      OS << "\n";
+  } else {
+    bool AnyFile = false;
+    for (const auto &FO : Files)
+      AnyFile |= FO.Source != nullptr;
+    if (AnyFile)
+      OS << "All checks passed!\n";
+  }
+}
+
+void writeConcise(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                  const ReportOptions &O) {
+  size_t Total = 0;
+  for (const auto &FO : Files) {
+    if (!FO.Source)
+      continue;
+    for (const auto &D : FO.Diagnostics) {
+      ++Total;
+      LineCol LC = lineCol(*FO.Source, D.Range.Begin);
+      colored(OS, O.Color, Color::SAVEDCOLOR, true, FO.Path);
+      OS << ":" << LC.Line << ":" << LC.Column << ": ";
+      colored(OS, O.Color, severityColor(D.Sev), true, D.Code);
+      OS << (fixable(D, O) ? " [*] " : " ") << D.Message << "\n";
+    }
+  }
+  if (Total)
+    OS << "Found " << Total << (Total == 1 ? " error" : " errors") << ".\n";
+}
+
+void writeStatistics(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                     const ReportOptions &O) {
+  std::map<std::string, std::pair<size_t, size_t>> Counts; // code -> (count, fixable)
+  for (const auto &FO : Files)
+    for (const auto &D : FO.Diagnostics) {
+      auto &C = Counts[D.Code];
+      ++C.first;
+      C.second += fixable(D, O);
+    }
+  std::vector<std::pair<std::string, std::pair<size_t, size_t>>> Rows(Counts.begin(), Counts.end());
+  std::stable_sort(Rows.begin(), Rows.end(), [](auto &A, auto &B) { return A.second.first > B.second.first; });
+  for (auto &[Code, C] : Rows) {
+    const Rule *Ru = R.find(Code);
+    std::string N = std::to_string(C.first);
+    OS << std::string(N.size() < 5 ? 5 - N.size() : 0, ' ') << N << "\t" << Code << "\t"
+       << (C.second == C.first ? "[*] " : "[ ] ") << (Ru ? Ru->info().Name : "") << "\n";
+  }
+}
+
+void writeReport(Format F, llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                 const ReportOptions &O) {
+  switch (F) {
+  case Format::Text:
+    return writeText(OS, Files, R, O);
+  case Format::Concise:
+    return writeConcise(OS, Files, R, O);
+  case Format::Json:
+    return writeJson(OS, Files, R, O);
+  case Format::Sarif:
+    return writeSarif(OS, Files, R, O);
+  case Format::Github:
+    return writeGithub(OS, Files, R, O);
+  }
+}
+
+} // namespace torchlint

@@ -1,0 +1,236 @@
+// Name resolution, class kinds and function roles for one file.
+#include "semantic/SemanticModel.h"
+
+#include <algorithm>
+
+namespace torchlint {
+
+namespace {
+bool startsWith(std::string_view S, std::string_view P) { return S.substr(0, P.size()) == P; }
+bool endsWith(std::string_view S, std::string_view P) {
+  return S.size() >= P.size() && S.substr(S.size() - P.size()) == P;
+}
+std::string_view lastComponent(std::string_view Q) {
+  size_t Dot = Q.rfind('.');
+  return Dot == std::string_view::npos ? Q : Q.substr(Dot + 1);
+}
+bool capitalized(std::string_view S) { return !S.empty() && S[0] >= 'A' && S[0] <= 'Z'; }
+} // namespace
+
+bool isModuleBase(std::string_view Q) {
+  std::string_view Last = lastComponent(Q);
+  if (startsWith(Q, "torch.nn.")) {
+    // Parameters and buffers are tensors, not modules.
+    return capitalized(Last) && Last != "Parameter" && Last != "UninitializedParameter" &&
+           Last != "Buffer" && Last != "UninitializedBuffer" && Last.find("Parameter") != 0;
+  }
+  if (Last == "LightningModule")
+    return startsWith(Q, "pytorch_lightning.") || startsWith(Q, "lightning.");
+  if (startsWith(Q, "torchvision.models.") && capitalized(Last))
+    return true;
+  return false;
+}
+
+bool isDatasetBase(std::string_view Q) {
+  if (startsWith(Q, "torch.utils.data."))
+    return endsWith(Q, "Dataset") && !endsWith(Q, ".Subset");
+  if (startsWith(Q, "torchvision.datasets.") || startsWith(Q, "torchaudio.datasets.") ||
+      startsWith(Q, "torchtext.datasets."))
+    return capitalized(lastComponent(Q));
+  return false;
+}
+
+std::string SemanticModel::qualifiedName(TSNode Expr) const {
+  std::vector<std::string_view> Parts;
+  TSNode Cur = Expr;
+  while (is(Cur, "attribute")) {
+    auto P = attributeParts(Cur, Text);
+    if (!P)
+      return {};
+    Parts.push_back(P->Name);
+    Cur = P->Object;
+  }
+  if (!is(Cur, "identifier"))
+    return {};
+  auto It = Imports.find(Text(Cur));
+  if (It == Imports.end())
+    return {};
+  std::string Q = It->second;
+  for (auto I = Parts.rbegin(); I != Parts.rend(); ++I) {
+    Q += '.';
+    Q.append(*I);
+  }
+  return Q;
+}
+
+bool SemanticModel::refersTo(TSNode Expr, std::string_view Q) const {
+  // Cheap pre-check on the last component before building the qualified name.
+  if (is(Expr, "attribute")) {
+    auto P = attributeParts(Expr, Text);
+    if (!P || P->Name != lastComponent(Q))
+      return false;
+  } else if (is(Expr, "identifier")) {
+    auto It = Imports.find(Text(Expr));
+    return It != Imports.end() && It->second == Q;
+  } else {
+    return false;
+  }
+  return qualifiedName(Expr) == Q;
+}
+
+std::string_view SemanticModel::importOf(std::string_view Local) const {
+  auto It = Imports.find(Local);
+  return It == Imports.end() ? std::string_view() : std::string_view(It->second);
+}
+
+std::string_view SemanticModel::localNameFor(std::string_view Qualified) const {
+  std::string_view Best;
+  for (auto &[Local, Q] : Imports)
+    if (Q == Qualified && (Best.empty() || Local < Best))
+      Best = Local;
+  return Best;
+}
+
+int32_t SemanticModel::enclosingFunction(int32_t Id) const {
+  while (Id >= 0 && Scopes[Id].Kind != ScopeKind::Function && Scopes[Id].Kind != ScopeKind::Lambda)
+    Id = Scopes[Id].Parent;
+  return Id;
+}
+
+const ClassInfo *SemanticModel::methodClass(int32_t Id) const {
+  if (Id < 0 || Scopes[Id].Kind != ScopeKind::Function)
+    return nullptr;
+  int32_t P = Scopes[Id].Parent;
+  if (P < 0 || Scopes[P].Kind != ScopeKind::Class || Scopes[P].Class < 0)
+    return nullptr;
+  return &Classes[Scopes[P].Class];
+}
+
+const ClassInfo *SemanticModel::localClass(std::string_view Name) const {
+  for (auto &C : Classes)
+    if (C.Name == Name && C.Scope >= 0 && Scopes[C.Scope].Parent == 0)
+      return &C;
+  return nullptr;
+}
+
+int32_t SemanticModel::addScope(Scope S) {
+  Scopes.push_back(S);
+  return static_cast<int32_t>(Scopes.size() - 1);
+}
+
+void SemanticModel::addImport(std::string_view Local, std::string Qualified) {
+  Imports[Local] = std::move(Qualified);
+}
+
+int32_t SemanticModel::addClass(ClassInfo C) {
+  Classes.push_back(std::move(C));
+  return static_cast<int32_t>(Classes.size() - 1);
+}
+
+void SemanticModel::noteSelfCall(int32_t From, std::string_view Method) { SelfCalls.emplace_back(From, Method); }
+void SemanticModel::noteWorkerCallback(int32_t From, TSNode Value) { WorkerCallbacks.emplace_back(From, Value); }
+
+void SemanticModel::finish() {
+  // Class kinds: resolve bases, then let local subclasses inherit kinds until nothing changes.
+  for (auto &C : Classes) {
+    TSNode Supers = field(C.Node, "superclasses");
+    if (ts_node_is_null(Supers))
+      continue;
+    for (uint32_t I = 0, E = ts_node_named_child_count(Supers); I < E; ++I) {
+      TSNode B = ts_node_named_child(Supers, I);
+      if (!is(B, "identifier") && !is(B, "attribute"))
+        continue;
+      std::string Q = qualifiedName(B);
+      if (Q.empty())
+        Q = std::string(Text(B));
+      C.IsModule |= isModuleBase(Q);
+      C.IsDataset |= isDatasetBase(Q);
+      C.Bases.push_back(std::move(Q));
+    }
+  }
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &C : Classes)
+      for (auto &B : C.Bases)
+        if (const ClassInfo *Base = localClass(B); Base && Base != &C) {
+          if (Base->IsModule && !C.IsModule)
+            C.IsModule = Changed = true;
+          if (Base->IsDataset && !C.IsDataset)
+            C.IsDataset = Changed = true;
+        }
+  }
+
+  auto methodsNamed = [&](int32_t ClassScope, std::string_view Name, auto &&Fn) {
+    for (size_t I = 0; I < Scopes.size(); ++I)
+      if (Scopes[I].Parent == ClassScope && Scopes[I].Kind == ScopeKind::Function && Scopes[I].Name == Name)
+        Fn(static_cast<int32_t>(I));
+  };
+  auto nearestMethod = [&](int32_t Id) {
+    while (Id >= 0 && !methodClass(Id))
+      Id = Scopes[Id].Parent;
+    return Id;
+  };
+
+  // Own roles.
+  for (auto &S : Scopes) {
+    const ClassInfo *C = nullptr;
+    if (S.Kind == ScopeKind::Function && S.Parent >= 0 && Scopes[S.Parent].Kind == ScopeKind::Class &&
+        Scopes[S.Parent].Class >= 0)
+      C = &Classes[Scopes[S.Parent].Class];
+    if (!C)
+      continue;
+    if (C->IsModule && S.Name == "forward")
+      S.Roles |= RoleForward;
+    if (C->IsDataset && (S.Name == "__getitem__" || S.Name == "__getitems__" || S.Name == "__iter__" ||
+                         S.Name == "__next__"))
+      S.Roles |= RoleDataWorker;
+  }
+  for (auto &[From, Value] : WorkerCallbacks) {
+    TSNode V = Value;
+    if (is(V, "call")) { // functools.partial(f, ...)
+      auto A = callArgs(V, Text);
+      if (!A || A->Positional.empty() || !endsWith(Text(A->Callee), "partial"))
+        continue;
+      V = A->Positional[0];
+    }
+    if (is(V, "lambda")) {
+      for (auto &S : Scopes)
+        if (S.Kind == ScopeKind::Lambda && ts_node_eq(S.Node, V))
+          S.Roles |= RoleDataWorker;
+    } else if (is(V, "identifier")) {
+      std::string_view Name = Text(V);
+      for (auto &S : Scopes)
+        if (S.Kind == ScopeKind::Function && S.Name == Name && !methodClass(&S - Scopes.data()))
+          S.Roles |= RoleDataWorker;
+    } else if (auto P = attributeParts(V, Text); P && Text(P->Object) == "self") {
+      int32_t M = nearestMethod(From);
+      if (M >= 0)
+        methodsNamed(Scopes[M].Parent, P->Name, [&](int32_t T) { Scopes[T].Roles |= RoleDataWorker; });
+    }
+  }
+  // Methods called through self from a method with a role share it.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &[From, Name] : SelfCalls) {
+      int32_t M = nearestMethod(From);
+      if (M < 0 || !Scopes[M].Roles)
+        continue;
+      uint8_t R = Scopes[M].Roles;
+      methodsNamed(Scopes[M].Parent, Name, [&](int32_t T) {
+        if ((Scopes[T].Roles & R) != R) {
+          Scopes[T].Roles |= R;
+          Changed = true;
+        }
+      });
+    }
+  }
+  // Functions and lambdas nested in a function run as part of it. Parents precede children.
+  for (auto &S : Scopes)
+    if ((S.Kind == ScopeKind::Function || S.Kind == ScopeKind::Lambda) && S.Parent >= 0) {
+      const Scope &P = Scopes[S.Parent];
+      if (P.Kind == ScopeKind::Function || P.Kind == ScopeKind::Lambda)
+        S.Roles |= P.Roles;
+    }
+}
+
+} // namespace torchlint

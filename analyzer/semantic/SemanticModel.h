@@ -1,0 +1,110 @@
+// What a Python file's names mean: imports resolved to qualified names, classes with
+// their resolved bases (nn.Module, Dataset), functions and their roles (forward, dataset
+// item access, DataLoader callbacks), and per-node context flags (inside a CUDA guard,
+// inside the place that chooses the device). Built in the same single walk that collects
+// the nodes the rules asked for.
+#pragma once
+
+#include "parse/Tree.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace torchlint {
+
+enum class ScopeKind : uint8_t { Module, Class, Function, Lambda };
+
+/// Roles a function plays at run time, as far as the file shows.
+enum FunctionRole : uint8_t {
+  RoleNone = 0,
+  RoleForward = 1 << 0,    // forward of an nn.Module, or a method it calls, or code nested in them
+  RoleDataWorker = 1 << 1, // Dataset.__getitem__/__iter__, collate_fn, worker_init_fn, and helpers
+};
+
+struct Scope {
+  ScopeKind Kind;
+  TSNode Node;           // class_definition, function_definition, lambda; null for the module
+  int32_t Parent = -1;   // enclosing scope
+  int32_t Class = -1;    // for a class: its index in classes(); for a method: its class
+  std::string_view Name; // class or function name
+  uint8_t Roles = RoleNone; // effective roles (own, or inherited from an enclosing function)
+};
+
+struct ClassInfo {
+  std::string_view Name;
+  TSNode Node;
+  int32_t Scope = -1;
+  std::vector<std::string> Bases; // qualified where imports resolve them, else the local name
+  bool IsModule = false;
+  bool IsDataset = false;
+};
+
+/// Context of one collected node, computed by the walker.
+enum NodeFlag : uint8_t {
+  FlagCudaGuarded = 1 << 0, // under a condition about CUDA/GPU/device, or after an early exit on one
+  FlagDeviceChoice = 1 << 1, // in the value assigned to a device variable: the place that chooses it
+};
+
+struct NodeRef {
+  TSNode Node;
+  int32_t Scope; // innermost enclosing scope
+  uint8_t Flags;
+};
+
+class SemanticModel {
+public:
+  explicit SemanticModel(std::string_view Source) : Text(Source) {}
+
+  const NodeText &text() const { return Text; }
+
+  /// Qualified name of a dotted expression (`T.cuda.amp.autocast` -> `torch.cuda.amp.autocast`)
+  /// when its root name is imported; empty otherwise.
+  std::string qualifiedName(TSNode Expr) const;
+  /// Whether \p Expr names exactly the qualified name \p Q (e.g. "torch.load").
+  bool refersTo(TSNode Expr, std::string_view Q) const;
+  /// The qualified name an imported local name is bound to, or empty.
+  std::string_view importOf(std::string_view Local) const;
+  /// Local names bound to a module or object from `torch` (for fixes that need one).
+  std::string_view localNameFor(std::string_view Qualified) const;
+  /// Relative imports (`from .utils import f`) are the user's own modules.
+  const std::vector<std::string> &relativeImports() const { return Relative; }
+
+  const std::vector<Scope> &scopes() const { return Scopes; }
+  const Scope &scope(int32_t Id) const { return Scopes[Id]; }
+  const std::vector<ClassInfo> &classes() const { return Classes; }
+  /// The nearest enclosing function scope (not a class), or -1 at module level.
+  int32_t enclosingFunction(int32_t ScopeId) const;
+  /// The class a function scope is a method of (directly), or nullptr.
+  const ClassInfo *methodClass(int32_t ScopeId) const;
+  bool inRole(int32_t ScopeId, FunctionRole R) const { return (Scopes[ScopeId].Roles & R) != 0; }
+  /// Whether a local name is a class in this file deriving from nn.Module.
+  const ClassInfo *localClass(std::string_view Name) const;
+
+  // Building (used by the walker).
+  int32_t addScope(Scope S);
+  void addImport(std::string_view Local, std::string Qualified);
+  void addRelativeImport(std::string Module) { Relative.push_back(std::move(Module)); }
+  int32_t addClass(ClassInfo C);
+  void setClassScope(int32_t Class, int32_t ScopeId) { Classes[Class].Scope = ScopeId; }
+  void noteSelfCall(int32_t FromScope, std::string_view Method);
+  void noteWorkerCallback(int32_t FromScope, TSNode Value);
+  /// Resolves class kinds and function roles once the walk is done.
+  void finish();
+
+private:
+  NodeText Text;
+  std::unordered_map<std::string_view, std::string> Imports;
+  std::vector<std::string> Relative;
+  std::vector<Scope> Scopes;
+  std::vector<ClassInfo> Classes;
+  std::vector<std::pair<int32_t, std::string_view>> SelfCalls; // (function scope, method name)
+  std::vector<std::pair<int32_t, TSNode>> WorkerCallbacks;     // values of collate_fn= etc.
+};
+
+bool isModuleBase(std::string_view Qualified);
+bool isDatasetBase(std::string_view Qualified);
+
+} // namespace torchlint

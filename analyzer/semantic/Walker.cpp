@@ -1,0 +1,318 @@
+// One iterative pass over the tree (no recursion: 3,000-deep nesting must not overflow
+// the stack). Each frame carries what its children inherit: scope, guard and choice depth.
+#include "semantic/Walker.h"
+
+#include <cctype>
+
+namespace torchlint {
+
+KindSet::KindSet() : Bits(ts_language_symbol_count(pythonLanguage()), false) {}
+
+void KindSet::add(std::string_view Kind) {
+  // Several symbols can share a name (aliases); take them all.
+  const TSLanguage *L = pythonLanguage();
+  for (uint32_t S = 0, E = ts_language_symbol_count(L); S < E; ++S)
+    if (Kind == ts_language_symbol_name(L, static_cast<TSSymbol>(S)) &&
+        ts_language_symbol_type(L, static_cast<TSSymbol>(S)) == TSSymbolTypeRegular)
+      Bits[S] = true;
+}
+
+namespace {
+
+bool containsNoCase(std::string_view Hay, std::string_view Needle) {
+  if (Needle.size() > Hay.size())
+    return false;
+  for (size_t I = 0; I + Needle.size() <= Hay.size(); ++I) {
+    size_t K = 0;
+    while (K < Needle.size() && std::tolower(static_cast<unsigned char>(Hay[I + K])) == Needle[K])
+      ++K;
+    if (K == Needle.size())
+      return true;
+  }
+  return false;
+}
+
+std::string_view lastName(std::string_view Dotted) {
+  size_t Dot = Dotted.rfind('.');
+  return Dot == std::string_view::npos ? Dotted : Dotted.substr(Dot + 1);
+}
+
+enum class Special : uint8_t { None, GuardIf, GuardTernary, ChoiceAssign, ChoiceDefault, GuardDecorated };
+
+struct Frame {
+  int32_t Scope;
+  uint16_t Guard;     // guard depth inherited by children
+  uint16_t Choice;    // device-choice depth inherited by children
+  uint16_t Sibling;   // extra guard for later children (after an early exit on CUDA)
+  uint16_t NamedSeen; // named children visited so far
+  Special Kind;
+  bool InError;
+  bool ExitGuard; // this statement guards the siblings after it
+};
+
+bool endsInExit(TSNode Block, const NodeText &Text) {
+  uint32_t N = ts_node_named_child_count(Block);
+  if (N == 0)
+    return false;
+  TSNode Last = ts_node_named_child(Block, N - 1);
+  std::string_view K = kind(Last);
+  if (K == "return_statement" || K == "raise_statement" || K == "continue_statement" || K == "break_statement")
+    return true;
+  if (K == "expression_statement" && ts_node_named_child_count(Last) == 1) {
+    TSNode E = ts_node_named_child(Last, 0);
+    if (is(E, "call")) {
+      std::string_view Callee = lastName(Text(field(E, "function")));
+      return Callee == "exit" || Callee == "_exit" || Callee == "quit" || Callee == "skip" ||
+             Callee == "skipTest" || Callee == "abort";
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+bool mentionsAccelerator(std::string_view Text) {
+  return containsNoCase(Text, "cuda") || containsNoCase(Text, "gpu") || containsNoCase(Text, "device") ||
+         containsNoCase(Text, "mps") || containsNoCase(Text, "accelerat");
+}
+
+bool isDeviceName(std::string_view Name) {
+  Name = lastName(Name);
+  if (containsNoCase(Name, "device") || containsNoCase(Name, "gpu") || containsNoCase(Name, "cuda"))
+    return true;
+  // `dev`, `dev0`, `torch_dev` but not `develop`.
+  for (size_t I = 0; (I = Name.find("dev", I)) != std::string_view::npos; I += 3) {
+    bool Start = I == 0 || Name[I - 1] == '_';
+    bool End = I + 3 == Name.size() || Name[I + 3] == '_' || std::isdigit(static_cast<unsigned char>(Name[I + 3]));
+    if (Start && End)
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
+class Walker {
+public:
+  Walker(SemanticModel &M, const KindSet &W, WalkResult &R) : M(M), Text(M.text()), Wanted(W), R(R) {
+    CommentKind.add("comment");
+    ErrorKind.add("ERROR");
+  }
+
+  void run(TSNode Root) {
+    M.addScope(Scope{ScopeKind::Module, TSNode{}, -1, -1, {}, RoleNone});
+    TSTreeCursor C = ts_tree_cursor_new(Root);
+    Stack.push_back(enter(ts_tree_cursor_current_node(&C), nullptr, nullptr));
+    while (true) {
+      if (ts_tree_cursor_goto_first_child(&C)) {
+        Frame &P = Stack.back();
+        Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, ts_tree_cursor_current_field_name(&C)));
+        continue;
+      }
+      // Leave nodes until one has a next sibling.
+      while (true) {
+        Frame Done = Stack.back();
+        Stack.pop_back();
+        if (Stack.empty()) {
+          ts_tree_cursor_delete(&C);
+          return;
+        }
+        if (Done.ExitGuard)
+          ++Stack.back().Sibling;
+        if (ts_tree_cursor_goto_next_sibling(&C)) {
+          Frame &P = Stack.back();
+          Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, ts_tree_cursor_current_field_name(&C)));
+          break;
+        }
+        ts_tree_cursor_goto_parent(&C);
+      }
+    }
+  }
+
+private:
+  Frame enter(TSNode N, Frame *P, const char *FieldName) {
+    Frame F{0, 0, 0, 0, 0, Special::None, false, false};
+    std::string_view Field = FieldName ? FieldName : "";
+    if (P) {
+      F.Scope = P->Scope;
+      F.Guard = P->Guard + P->Sibling;
+      F.Choice = P->Choice;
+      F.InError = P->InError;
+      bool Named = ts_node_is_named(N);
+      switch (P->Kind) {
+      case Special::GuardIf:
+        if (Field != "condition")
+          ++F.Guard;
+        break;
+      case Special::GuardTernary:
+        if (Named && P->NamedSeen != 1)
+          ++F.Guard;
+        break;
+      case Special::ChoiceAssign:
+        if (Field == "right")
+          ++F.Choice;
+        break;
+      case Special::ChoiceDefault:
+        if (Field == "value")
+          ++F.Choice;
+        break;
+      case Special::GuardDecorated:
+        if (Field == "definition")
+          ++F.Guard;
+        break;
+      case Special::None:
+        break;
+      }
+      if (Named)
+        ++P->NamedSeen;
+    }
+
+    TSSymbol Sym = ts_node_symbol(N);
+    if (ErrorKind.contains(Sym) || ts_node_is_missing(N)) {
+      if (!R.HasError) {
+        R.HasError = true;
+        R.FirstError = N;
+      }
+      F.InError = true;
+    }
+    if (!ts_node_is_named(N))
+      return F;
+    if (CommentKind.contains(Sym)) {
+      R.Comments.push_back(N);
+      return F;
+    }
+
+    std::string_view K = kind(N);
+    if (K == "if_statement" || K == "elif_clause") {
+      TSNode Cond = field(N, "condition");
+      if (!ts_node_is_null(Cond) && mentionsAccelerator(Text(Cond))) {
+        F.Kind = Special::GuardIf;
+        TSNode Body = field(N, "consequence");
+        F.ExitGuard = K == "if_statement" && !ts_node_is_null(Body) && endsInExit(Body, Text);
+      }
+    } else if (K == "conditional_expression") {
+      if (ts_node_named_child_count(N) == 3 && mentionsAccelerator(Text(ts_node_named_child(N, 1))))
+        F.Kind = Special::GuardTernary;
+    } else if (K == "assert_statement") {
+      F.ExitGuard = mentionsAccelerator(Text(N));
+    } else if (K == "assignment") {
+      TSNode Left = field(N, "left");
+      if (is(Left, "identifier") || is(Left, "attribute")) {
+        std::string_view L = Text(Left);
+        if (isDeviceName(L))
+          F.Kind = Special::ChoiceAssign;
+        // pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)
+        if (L == "pytestmark" && mentionsAccelerator(Text(field(N, "right"))))
+          F.ExitGuard = true;
+      }
+    } else if (K == "default_parameter" || K == "typed_default_parameter") {
+      if (isDeviceName(Text(field(N, "name"))))
+        F.Kind = Special::ChoiceDefault;
+    } else if (K == "decorated_definition") {
+      for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
+        TSNode D = ts_node_named_child(N, I);
+        if (is(D, "decorator") && mentionsAccelerator(Text(D)))
+          F.Kind = Special::GuardDecorated;
+      }
+    } else if (K == "function_definition") {
+      std::string_view Name = Text(field(N, "name"));
+      int32_t Class = -1;
+      if (M.scope(F.Scope).Kind == ScopeKind::Class)
+        Class = M.scope(F.Scope).Class;
+      F.Scope = M.addScope(Scope{ScopeKind::Function, N, F.Scope, Class, Name, RoleNone});
+      // A function about CUDA (test_cuda, to_gpu) is its own guard; one that returns
+      // the device (get_device) is the place that chooses it.
+      if (containsNoCase(Name, "cuda") || containsNoCase(Name, "gpu"))
+        ++F.Guard;
+      if (containsNoCase(Name, "device"))
+        ++F.Choice;
+    } else if (K == "class_definition") {
+      ClassInfo CI;
+      CI.Name = Text(field(N, "name"));
+      CI.Node = N;
+      int32_t Id = M.addClass(CI);
+      F.Scope = M.addScope(Scope{ScopeKind::Class, N, F.Scope, Id, CI.Name, RoleNone});
+      M.setClassScope(Id, F.Scope);
+    } else if (K == "lambda") {
+      F.Scope = M.addScope(Scope{ScopeKind::Lambda, N, F.Scope, -1, {}, RoleNone});
+    } else if (K == "import_statement" || K == "import_from_statement") {
+      addImports(N, K == "import_from_statement");
+    } else if (K == "call") {
+      noteCall(N, F.Scope);
+    }
+
+    if (!F.InError && Wanted.contains(Sym))
+      R.Nodes.push_back(NodeRef{N, F.Scope,
+                                static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0))});
+    return F;
+  }
+
+  void addImports(TSNode N, bool From) {
+    std::string Base;
+    if (From) {
+      TSNode Mod = field(N, "module_name");
+      if (is(Mod, "relative_import")) {
+        M.addRelativeImport(std::string(Text(Mod)));
+        return; // the user's own modules: nothing we resolve
+      }
+      Base = std::string(Text(Mod));
+    }
+    for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
+      TSNode C = ts_node_named_child(N, I);
+      if (From && ts_node_eq(C, field(N, "module_name")))
+        continue;
+      TSNode Name = C, Alias{};
+      if (is(C, "aliased_import")) {
+        Name = field(C, "name");
+        Alias = field(C, "alias");
+      } else if (!is(C, "dotted_name")) {
+        continue;
+      }
+      std::string_view Dotted = Text(Name);
+      if (From) {
+        std::string Q = Base + "." + std::string(Dotted);
+        M.addImport(ts_node_is_null(Alias) ? Dotted : Text(Alias), std::move(Q));
+      } else if (!ts_node_is_null(Alias)) {
+        M.addImport(Text(Alias), std::string(Dotted));
+      } else {
+        // `import torch.nn` binds `torch`.
+        std::string_view Root = Dotted.substr(0, Dotted.find('.'));
+        M.addImport(Root, std::string(Root));
+      }
+    }
+  }
+
+  void noteCall(TSNode N, int32_t ScopeId) {
+    TSNode Callee = field(N, "function");
+    if (auto P = attributeParts(Callee, Text)) {
+      if (is(P->Object, "identifier") && Text(P->Object) == "self")
+        M.noteSelfCall(ScopeId, P->Name);
+    }
+    if (lastName(Text(Callee)) != "DataLoader")
+      return;
+    auto A = callArgs(N, Text);
+    if (!A)
+      return;
+    for (auto &[Name, Value] : A->Keywords)
+      if (Name == "collate_fn" || Name == "worker_init_fn")
+        M.noteWorkerCallback(ScopeId, Value);
+  }
+
+  SemanticModel &M;
+  const NodeText &Text;
+  const KindSet &Wanted;
+  WalkResult &R;
+  KindSet CommentKind, ErrorKind;
+  std::vector<Frame> Stack;
+};
+
+} // namespace
+
+WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted) {
+  WalkResult R;
+  Walker(Model, Wanted, R).run(Root);
+  Model.finish();
+  return R;
+}
+
+} // namespace torchlint

@@ -1,0 +1,36 @@
+// The single walk over a parsed file: builds the SemanticModel and collects, in document
+// order, the nodes the rules asked for, each with its scope and context flags.
+#pragma once
+
+#include "semantic/SemanticModel.h"
+
+#include <vector>
+
+namespace torchlint {
+
+/// A set of grammar symbols, built from node kind names.
+class KindSet {
+public:
+  KindSet();
+  void add(std::string_view Kind);
+  bool contains(TSSymbol S) const { return S < Bits.size() && Bits[S]; }
+
+private:
+  std::vector<bool> Bits;
+};
+
+struct WalkResult {
+  std::vector<NodeRef> Nodes;   // nodes of the wanted kinds, outside ERROR subtrees
+  std::vector<TSNode> Comments; // every comment
+  TSNode FirstError{};          // first ERROR or MISSING node, if any
+  bool HasError = false;
+};
+
+WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted);
+
+/// Whether an expression's text speaks of CUDA, GPUs or devices (a guard condition).
+bool mentionsAccelerator(std::string_view Text);
+/// Whether a variable or parameter name holds a device choice (`device`, `self.dev`, `gpu_id`).
+bool isDeviceName(std::string_view Name);
+
+} // namespace torchlint

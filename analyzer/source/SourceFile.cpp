@@ -1,0 +1,129 @@
+// Line index and column conversions for SourceFile.
+#include "source/SourceFile.h"
+
+#include <algorithm>
+
+namespace torchlint {
+
+SourceFile::SourceFile(std::string P, std::string T) : Path(std::move(P)), Text(std::move(T)) {
+  LineStarts.reserve(Text.size() / 32 + 1);
+  LineStarts.push_back(0);
+  for (uint32_t I = 0, E = size(); I < E; ++I) {
+    char C = Text[I];
+    if (C == '\n') {
+      LineStarts.push_back(I + 1);
+    } else if (C == '\r') {
+      // A lone CR ends a line too (Python's universal newlines).
+      if (I + 1 < E && Text[I + 1] == '\n')
+        ++I;
+      LineStarts.push_back(I + 1);
+    }
+  }
+}
+
+uint32_t SourceFile::lineStart(uint32_t Line) const {
+  return Line < LineStarts.size() ? LineStarts[Line] : size();
+}
+
+std::string_view SourceFile::lineText(uint32_t Line) const {
+  if (Line >= LineStarts.size())
+    return {};
+  uint32_t B = LineStarts[Line];
+  uint32_t E = Line + 1 < LineStarts.size() ? LineStarts[Line + 1] : size();
+  while (E > B && (Text[E - 1] == '\n' || Text[E - 1] == '\r'))
+    --E;
+  return std::string_view(Text).substr(B, E - B);
+}
+
+uint32_t SourceFile::lineOf(uint32_t Offset) const {
+  auto It = std::upper_bound(LineStarts.begin(), LineStarts.end(), Offset);
+  return static_cast<uint32_t>(It - LineStarts.begin()) - 1;
+}
+
+unsigned utf8SequenceLength(unsigned char Lead) {
+  if (Lead < 0x80)
+    return 1;
+  if ((Lead & 0xE0) == 0xC0)
+    return 2;
+  if ((Lead & 0xF0) == 0xE0)
+    return 3;
+  if ((Lead & 0xF8) == 0xF0)
+    return 4;
+  return 1;
+}
+
+uint32_t measure(std::string_view S, ColumnUnit Unit) {
+  if (Unit == ColumnUnit::Utf8Bytes)
+    return static_cast<uint32_t>(S.size());
+  uint32_t N = 0;
+  for (size_t I = 0; I < S.size();) {
+    unsigned Len = utf8SequenceLength(static_cast<unsigned char>(S[I]));
+    N += (Unit == ColumnUnit::Utf16Units && Len == 4) ? 2 : 1;
+    I += Len;
+  }
+  return N;
+}
+
+Position SourceFile::position(uint32_t Offset, ColumnUnit Unit) const {
+  Offset = std::min(Offset, size());
+  uint32_t Line = lineOf(Offset);
+  std::string_view Prefix = std::string_view(Text).substr(LineStarts[Line], Offset - LineStarts[Line]);
+  return {Line, measure(Prefix, Unit)};
+}
+
+uint32_t SourceFile::offset(Position P, ColumnUnit Unit) const {
+  if (P.Line >= LineStarts.size())
+    return size();
+  std::string_view L = lineText(P.Line);
+  uint32_t Base = LineStarts[P.Line];
+  if (Unit == ColumnUnit::Utf8Bytes)
+    return Base + std::min<uint32_t>(P.Column, static_cast<uint32_t>(L.size()));
+  uint32_t Units = 0;
+  size_t I = 0;
+  while (I < L.size() && Units < P.Column) {
+    unsigned Len = utf8SequenceLength(static_cast<unsigned char>(L[I]));
+    Units += (Unit == ColumnUnit::Utf16Units && Len == 4) ? 2 : 1;
+    I = std::min(I + Len, L.size());
+  }
+  return Base + static_cast<uint32_t>(I);
+}
+
+std::optional<InvalidUtf8> SourceFile::firstInvalidUtf8() const {
+  const auto *S = reinterpret_cast<const unsigned char *>(Text.data());
+  size_t N = Text.size();
+  for (size_t I = 0; I < N;) {
+    unsigned char C = S[I];
+    if (C < 0x80) {
+      ++I;
+      continue;
+    }
+    unsigned Len = utf8SequenceLength(C);
+    bool Ok = Len > 1 && I + Len <= N;
+    uint32_t Cp = 0;
+    if (Ok) {
+      Cp = C & (0xFF >> (Len + 1));
+      for (unsigned K = 1; K < Len && Ok; ++K) {
+        Ok = (S[I + K] & 0xC0) == 0x80;
+        Cp = (Cp << 6) | (S[I + K] & 0x3F);
+      }
+    }
+    // Reject overlong forms, surrogates and code points past U+10FFFF.
+    if (Ok)
+      Ok = !((Len == 2 && Cp < 0x80) || (Len == 3 && Cp < 0x800) || (Len == 4 && Cp < 0x10000) ||
+             (Cp >= 0xD800 && Cp <= 0xDFFF) || Cp > 0x10FFFF);
+    if (!Ok) {
+      uint32_t Line = lineOf(static_cast<uint32_t>(I));
+      return InvalidUtf8{static_cast<uint32_t>(I), Line + 1,
+                         static_cast<uint32_t>(I) - LineStarts[Line] + 1};
+    }
+    I += Len;
+  }
+  return std::nullopt;
+}
+
+bool SourceFile::usesCrlf() const {
+  size_t Pos = Text.find('\n');
+  return Pos != std::string::npos && Pos > 0 && Text[Pos - 1] == '\r';
+}
+
+} // namespace torchlint

@@ -1,0 +1,62 @@
+// A Python source file in memory: its bytes, a line index, and conversions between byte
+// offsets and 1-based line/column positions in UTF-8, UTF-16 or code-point columns.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torchlint {
+
+enum class ColumnUnit { Utf8Bytes, Utf16Units, CodePoints };
+
+struct Position {
+  uint32_t Line = 0;   // 0-based
+  uint32_t Column = 0; // 0-based, in the requested unit
+};
+
+struct InvalidUtf8 {
+  uint32_t Offset;
+  uint32_t Line;   // 1-based
+  uint32_t Column; // 1-based, in bytes
+};
+
+class SourceFile {
+public:
+  SourceFile(std::string Path, std::string Text);
+
+  const std::string &path() const { return Path; }
+  std::string_view text() const { return Text; }
+  uint32_t size() const { return static_cast<uint32_t>(Text.size()); }
+  uint32_t lineCount() const { return static_cast<uint32_t>(LineStarts.size()); }
+
+  /// Byte offset where 0-based line \p Line starts (size() past the last line).
+  uint32_t lineStart(uint32_t Line) const;
+  /// The text of 0-based line \p Line without its line terminator.
+  std::string_view lineText(uint32_t Line) const;
+  /// 0-based line containing byte \p Offset.
+  uint32_t lineOf(uint32_t Offset) const;
+
+  Position position(uint32_t Offset, ColumnUnit Unit) const;
+  /// Byte offset of a 0-based position; columns past the end of the line clamp to it.
+  uint32_t offset(Position P, ColumnUnit Unit) const;
+
+  /// The first byte sequence that is not valid UTF-8, if any.
+  std::optional<InvalidUtf8> firstInvalidUtf8() const;
+  /// Whether the line terminators are CRLF (decided by the first terminator).
+  bool usesCrlf() const;
+
+private:
+  std::string Path;
+  std::string Text;
+  std::vector<uint32_t> LineStarts;
+};
+
+/// Length in bytes of the UTF-8 sequence starting with \p Lead (1 for invalid leads).
+unsigned utf8SequenceLength(unsigned char Lead);
+/// Number of units of \p Unit in the UTF-8 text \p S.
+uint32_t measure(std::string_view S, ColumnUnit Unit);
+
+} // namespace torchlint
