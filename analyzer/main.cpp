@@ -178,6 +178,20 @@ int check(const Registry &R) {
 
 } // namespace
 
+/// `torchlint dump-tree FILE`: the tree-sitter tree, for developers writing rules.
+int dumpTree(int Argc, char **Argv) {
+  if (Argc < 3)
+    return fail("usage: torchlint dump-tree FILE");
+  auto Buf = llvm::MemoryBuffer::getFile(Argv[2]);
+  if (!Buf)
+    return fail(llvm::Twine(Argv[2]) + ": " + Buf.getError().message());
+  TreePtr T = parsePython((*Buf)->getBuffer());
+  char *S = ts_node_string(ts_tree_root_node(T.get()));
+  llvm::outs() << S << "\n";
+  free(S);
+  return ExitClean;
+}
+
 int main(int Argc, char **Argv) {
   const Registry &R = rules::registry();
   std::string_view Sub = Argc > 1 ? std::string_view(Argv[1]) : std::string_view();
@@ -185,6 +199,8 @@ int main(int Argc, char **Argv) {
     return listRules(R);
   if (Sub == "rule")
     return showRule(R, Argc, Argv);
+  if (Sub == "dump-tree")
+    return dumpTree(Argc, Argv);
   if (Sub == "version" || Sub == "--version" || Sub == "-V") {
     printVersion(llvm::outs());
     return ExitClean;

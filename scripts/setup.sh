@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 debs=(cmake g++ make pkg-config ccache git
       libtree-sitter-dev llvm-dev libtomlplusplus-dev
       libgtest-dev libgmock-dev libbenchmark-dev
-      nodejs npm python3)
+      nodejs npm python3
+      libicu72)  # ICU for the SARIF validator (.NET); its test runs it without, in invariant mode
 [ "${TORCHLINT_SETUP_EXTRA:-}" ] && read -r -a extra <<<"$TORCHLINT_SETUP_EXTRA" && debs+=("${extra[@]}")
 
 missing=()
@@ -41,3 +42,7 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null || {
     echo "setup: error: npm ci failed (is the npm registry reachable?)" >&2; exit 1; }
 fi
+# --ignore-scripts also skipped the SARIF validator's only install step: marking its binary
+# executable (tests/report/SarifValidateTest.cpp runs it).
+mt=node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+if [ -f "$mt" ] && [ ! -x "$mt" ]; then chmod u+x "$mt"; fi

@@ -176,20 +176,22 @@ bool matchesGlob(std::string_view Pattern, std::string_view Rel) {
   }
   bool Anchored = Pattern.find('/') != std::string_view::npos;
   // Try the path and every folder above it, so `build` excludes build/x.py.
-  for (size_t End = 0; End != std::string_view::npos;) {
-    End = Rel.find('/', End ? End + 1 : 0);
+  for (size_t From = 0;;) {
+    size_t End = Rel.find('/', From);
     std::string_view Prefix = End == std::string_view::npos ? Rel : Rel.substr(0, End);
+    From = End == std::string_view::npos ? Rel.size() + 1 : End + 1;
     if (Anchored) {
       if (G->match(llvm::StringRef(Prefix.data(), Prefix.size())))
         return true;
     } else {
       size_t Slash = Prefix.rfind('/');
       std::string_view Base = Slash == std::string_view::npos ? Prefix : Prefix.substr(Slash + 1);
-      if (G->match(llvm::StringRef(Base.data(), Base.size())))
+      if (!Base.empty() && G->match(llvm::StringRef(Base.data(), Base.size())))
         return true;
     }
+    if (From > Rel.size())
+      return false;
   }
-  return false;
 }
 
 ConfigResolver::ConfigResolver(const Registry &R, CliOptions C) : Reg(R), Cli(std::move(C)) {
@@ -298,11 +300,16 @@ LintSettings ConfigResolver::settingsFor(const Config &C, const std::string &Fil
       if (R->info().DefaultOn)
         On.insert(R->info().Code);
   }
-  for (const auto *List : {&C.ExtendSelect, &Cli.ExtendSelect})
+  // As with Ruff, a --select on the command line starts the selection afresh: the file's
+  // select, extend-select and ignore apply only beneath it.
+  static const std::vector<std::string> None;
+  const auto &FileExtend = Cli.Select ? None : C.ExtendSelect;
+  const auto &FileIgnore = Cli.Select ? None : C.Ignore;
+  for (const auto *List : {&FileExtend, &Cli.ExtendSelect})
     for (auto &S : *List)
       for (auto Code : Reg.matching(S))
         On.insert(Code);
-  for (const auto *List : {&C.Ignore, &Cli.Ignore})
+  for (const auto *List : {&FileIgnore, &Cli.Ignore})
     for (auto &S : *List)
       for (auto Code : Reg.matching(S))
         On.erase(Code);
@@ -323,6 +330,10 @@ LintSettings ConfigResolver::settingsFor(const Config &C, const std::string &Fil
 
 bool ConfigResolver::isExcluded(const Config &C, const std::string &Path) const {
   std::string Rel = relativeTo(C.Root, Path);
+  // Outside the configuration's folder only the entry's own name is judged: folders above
+  // it are not part of the project (a checkout under ~/build/ is not excluded).
+  if (!Rel.empty() && Rel[0] == '/')
+    Rel = std::string(llvm::sys::path::filename(Rel));
   const auto &Base = C.Exclude ? *C.Exclude : defaultExcludes();
   for (const auto *List : {&Base, &C.ExtendExclude})
     for (auto &G : *List)

@@ -2,6 +2,7 @@
 // Actions workflow commands.
 #include "report/Report.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/Path.h>
@@ -80,10 +81,14 @@ std::string fileUri(const std::string &Path) {
   std::string Out;
   for (char C : Path) {
     unsigned char U = static_cast<unsigned char>(C);
-    if (std::isalnum(U) || C == '/' || C == '.' || C == '_' || C == '-' || C == '~')
+    if (llvm::isAlnum(C) || C == '/' || C == '.' || C == '_' || C == '-' || C == '~')
       Out += C;
-    else
-      Out += llvm::formatv("%{0:X2}", static_cast<unsigned>(U)).str();
+    else {
+      static constexpr char Hex[] = "0123456789ABCDEF";
+      Out += '%';
+      Out += Hex[U >> 4];
+      Out += Hex[U & 15];
+    }
   }
   if (!Path.empty() && Path[0] == '/')
     return "file://" + Out;

@@ -3,6 +3,7 @@
 
 #include "diag/Diagnostic.h"
 
+#include <llvm/Support/Unicode.h>
 #include <llvm/Support/WithColor.h>
 
 #include <map>
@@ -51,6 +52,13 @@ std::string expandTabs(std::string_view S) {
   return Out;
 }
 
+// Terminal columns, so carets line up under wide (CJK) characters; code points where the
+// text holds something unprintable.
+uint32_t displayWidth(const std::string &S) {
+  int W = llvm::sys::unicode::columnWidthUTF8(S);
+  return W >= 0 ? static_cast<uint32_t>(W) : measure(S, ColumnUnit::CodePoints);
+}
+
 void writeFrame(llvm::raw_ostream &OS, const SourceFile &F, TextRange R, bool ColorOn, Color C,
                 const std::string &Label) {
   uint32_t Line = F.lineOf(R.Begin);
@@ -63,8 +71,8 @@ void writeFrame(llvm::raw_ostream &OS, const SourceFile &F, TextRange R, bool Co
     EndInLine = Start;
   std::string Before = expandTabs(Text.substr(0, std::min<size_t>(Start, Text.size())));
   std::string Under = expandTabs(Text.substr(std::min<size_t>(Start, Text.size()), EndInLine - Start));
-  uint32_t Col = measure(Before, ColumnUnit::CodePoints);
-  uint32_t Width = std::max<uint32_t>(1, measure(Under, ColumnUnit::CodePoints));
+  uint32_t Col = displayWidth(Before);
+  uint32_t Width = std::max<uint32_t>(1, displayWidth(Under));
   colored(OS, ColorOn, Color::BLUE, true, Pad + " |\n");
   colored(OS, ColorOn, Color::BLUE, true, LineNo + " | ");
   OS << expandTabs(Text) << "\n";
@@ -126,12 +134,10 @@ void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
     if (Fixable)
       OS << "[*] " << Fixable << " fixable with the `--fix` option";
     if (Hidden)
-      OS << (Fixable ? " (" : "No fixes available (") << Hidden
-         << " hidden fixes can be enabled with the `--unsafe-fixes` option)";
-    if (Fixable && !Hidden)
-      OS << ".";
+      OS << (Fixable ? " (" : "No fixes available (") << Hidden << (Hidden == 1 ? " hidden fix" : " hidden fixes")
+         << " can be enabled with the `--unsafe-fixes` option)";
     if (Fixable || Hidden)
-      OS << "\n";
+      OS << ".\n";
   } else {
     bool AnyFile = false;
     for (const auto &FO : Files)

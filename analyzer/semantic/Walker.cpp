@@ -96,7 +96,6 @@ class Walker {
 public:
   Walker(SemanticModel &M, const KindSet &W, WalkResult &R) : M(M), Text(M.text()), Wanted(W), R(R) {
     CommentKind.add("comment");
-    ErrorKind.add("ERROR");
   }
 
   void run(TSNode Root) {
@@ -137,7 +136,8 @@ private:
       F.Scope = P->Scope;
       F.Guard = P->Guard + P->Sibling;
       F.Choice = P->Choice;
-      F.InError = P->InError;
+      // Inside an ERROR node, a complete subtree without errors is code that parsed: lint it.
+      F.InError = P->InError && (ts_node_has_error(N) || !ts_node_is_named(N));
       bool Named = ts_node_is_named(N);
       switch (P->Kind) {
       case Special::GuardIf:
@@ -168,7 +168,7 @@ private:
     }
 
     TSSymbol Sym = ts_node_symbol(N);
-    if (ErrorKind.contains(Sym) || ts_node_is_missing(N)) {
+    if (Sym == static_cast<TSSymbol>(-1) /* ERROR */ || ts_node_is_missing(N)) {
       if (!R.HasError) {
         R.HasError = true;
         R.FirstError = N;
@@ -302,7 +302,7 @@ private:
   const NodeText &Text;
   const KindSet &Wanted;
   WalkResult &R;
-  KindSet CommentKind, ErrorKind;
+  KindSet CommentKind;
   std::vector<Frame> Stack;
 };
 

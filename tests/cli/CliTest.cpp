@@ -1,0 +1,307 @@
+// End-to-end tests of the torchlint binary: exit codes, formats, stdin, configuration
+// discovery, excludes, suppressions, statistics, and bad input of every kind.
+#include "TestUtil.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/Path.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace torchlint::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string Finding = "import torch.nn as nn\nmodel = nn.DataParallel(nn.Linear(2, 2))\n";
+const std::string Clean = "import torch\nx = torch.ones(3)\n";
+
+/// A temporary project: files are written relative to it.
+struct Project {
+  std::string Root = tempDir();
+  Project &file(const std::string &Rel, const std::string &Text) {
+    std::string P = Root + "/" + Rel;
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
+    writeFile(P, Text);
+    return *this;
+  }
+  RunResult run(std::vector<std::string> Args, const std::string &Stdin = "") const {
+    return runTorchlint(Args, Root, Stdin);
+  }
+};
+
+TEST(Cli, ExitCodes) {
+  Project P;
+  P.file("clean.py", Clean).file("bad.py", Finding);
+  auto R = P.run({"check", "clean.py"});
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  EXPECT_THAT(R.Out, HasSubstr("All checks passed!"));
+  R = P.run({"check", "bad.py"});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_THAT(R.Out, HasSubstr("bad.py:2:9: TL401"));
+  EXPECT_EQ(P.run({"bad.py"}).Exit, 1) << "bare `torchlint PATHS` is `check`";
+  EXPECT_EQ(P.run({"check", "--exit-zero", "bad.py"}).Exit, 0);
+  R = P.run({"check", "--no-such-option", "bad.py"});
+  EXPECT_EQ(R.Exit, 2);
+  R = P.run({"check", "--select", "TL999", "bad.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("TL999"));
+  R = P.run({"check", "--format", "xml", "bad.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("xml"));
+  R = P.run({"check", "missing.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("missing.py"));
+}
+
+TEST(Cli, DirectoryDiscoveryIsSortedAndSkipsExcludedFolders) {
+  Project P;
+  P.file("b.py", Finding).file("a/a.py", Finding).file(".venv/lib/x.py", Finding).file("build/gen.py", Finding)
+      .file("node_modules/pkg/y.py", Finding).file("notes.txt", Finding).file("ignored/z.py", Finding)
+      .file(".gitignore", "ignored/\n*.tmp.py\n").file("c.tmp.py", Finding);
+  llvm::sys::fs::create_directories(P.Root + "/.git");
+  auto R = P.run({"check", "--format", "concise", "."});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_EQ(R.Out, "a/a.py:2:9: TL401 `nn.DataParallel` replicates the model on every step and piles memory on "
+                   "GPU 0; use `DistributedDataParallel`\n"
+                   "b.py:2:9: TL401 `nn.DataParallel` replicates the model on every step and piles memory on "
+                   "GPU 0; use `DistributedDataParallel`\n"
+                   "Found 2 errors.\n");
+  // The same with one thread: output does not depend on the thread count.
+  EXPECT_EQ(P.run({"check", "--format", "concise", "-j", "1", "."}).Out, R.Out);
+}
+
+TEST(Cli, FormatsAreWellFormed) {
+  Project P;
+  P.file("bad.py", Finding + "x = 1  # noqa: TL999\n");
+  auto R = P.run({"check", "--format", "json", "bad.py"});
+  EXPECT_EQ(R.Exit, 1);
+  auto J = llvm::json::parse(R.Out);
+  ASSERT_TRUE(bool(J)) << llvm::toString(J.takeError());
+  ASSERT_EQ(J->getAsArray()->size(), 2u);
+  const auto *First = (*J->getAsArray())[0].getAsObject();
+  EXPECT_EQ(First->getString("code"), llvm::StringRef("TL401"));
+  EXPECT_EQ(First->getString("filename"), llvm::StringRef("bad.py"));
+  EXPECT_EQ(*First->getObject("location")->getInteger("row"), 2);
+  EXPECT_EQ(*First->getObject("location")->getInteger("column"), 9);
+
+  R = P.run({"check", "--format", "sarif", "bad.py"});
+  auto S = llvm::json::parse(R.Out);
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_EQ(S->getAsObject()->getString("version"), llvm::StringRef("2.1.0"));
+
+  R = P.run({"check", "--format", "github", "bad.py"});
+  EXPECT_THAT(R.Out, HasSubstr("::warning title=torchlint (TL401),file=bad.py,line=2,col=9"));
+
+  R = P.run({"check", "--format", "concise", "bad.py"});
+  EXPECT_THAT(R.Out, HasSubstr("bad.py:3:16: TL002 [*] unknown rule code `TL999` in suppression\n"));
+
+  R = P.run({"check", "bad.py"});
+  EXPECT_THAT(R.Out, HasSubstr("2 | model = nn.DataParallel(nn.Linear(2, 2))\n  |         ^^^^^^^^^^^^^^^\n"));
+  EXPECT_THAT(R.Out, Not(HasSubstr("\x1b["))) << "no colours when not on a terminal";
+}
+
+TEST(Cli, OutputFileAndStatistics) {
+  Project P;
+  P.file("bad.py", Finding + Finding);
+  auto R = P.run({"check", "-o", "report.json", "--format", "json", "bad.py"});
+  EXPECT_EQ(R.Exit, 1);
+  EXPECT_EQ(R.Out, "");
+  EXPECT_THAT(readFile(P.Root + "/report.json"), HasSubstr("\"TL401\""));
+  R = P.run({"check", "--statistics", "bad.py"});
+  EXPECT_EQ(R.Exit, 1);
+  EXPECT_EQ(R.Out, "    2\tTL401\t[ ] data-parallel\n");
+}
+
+TEST(Cli, Stdin) {
+  Project P;
+  auto R = P.run({"check", "--stdin-filename", "pkg/model.py"}, Finding);
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_THAT(R.Out, HasSubstr("pkg/model.py:2:9: TL401"));
+  R = P.run({"check", "-"}, Clean);
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  // The stdin file name finds its configuration.
+  P.file("pkg/pyproject.toml", "[tool.torchlint]\nignore = [\"TL401\"]\n");
+  R = P.run({"check", "--stdin-filename", "pkg/model.py"}, Finding);
+  EXPECT_EQ(R.Exit, 0) << R.Out << R.Err;
+}
+
+TEST(Cli, ConfigurationDiscoveryNearestWins) {
+  Project P;
+  P.file("pyproject.toml", "[project]\nname = 'x'\n[tool.torchlint]\nignore = [\"TL4\"]\n")
+      .file("top.py", Finding)
+      .file("sub/torchlint.toml", "select = [\"TL401\"]\n")
+      .file("sub/inner.py", Finding)
+      .file("other/pyproject.toml", "[project]\nname = 'no torchlint table: keep walking up'\n")
+      .file("other/o.py", Finding);
+  auto R = P.run({"check", "--format", "concise", "."});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_THAT(R.Out, HasSubstr("sub/inner.py:2:9: TL401"));
+  EXPECT_THAT(R.Out, Not(HasSubstr("top.py")));
+  EXPECT_THAT(R.Out, Not(HasSubstr("other/o.py")));
+  // --select on the command line overrides the files.
+  R = P.run({"check", "--format", "concise", "--select", "TL401", "top.py"});
+  EXPECT_EQ(R.Exit, 1);
+  // --config applies one file to everything.
+  P.file("empty.toml", "");
+  R = P.run({"check", "--format", "concise", "--config", "empty.toml", "top.py"});
+  EXPECT_EQ(R.Exit, 1);
+}
+
+TEST(Cli, PerFileIgnoresAndExcludes) {
+  Project P;
+  P.file("pyproject.toml", "[tool.torchlint]\nper-file-ignores = { \"tests/*.py\" = [\"TL401\"] }\n"
+                           "extend-exclude = [\"vendored\"]\n")
+      .file("tests/test_a.py", Finding)
+      .file("src/a.py", Finding)
+      .file("vendored/v.py", Finding);
+  auto R = P.run({"check", "--format", "concise", "."});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_THAT(R.Out, HasSubstr("src/a.py"));
+  EXPECT_THAT(R.Out, Not(HasSubstr("tests/test_a.py")));
+  EXPECT_THAT(R.Out, Not(HasSubstr("vendored")));
+  // Named explicitly, an excluded file is linted unless --force-exclude (pre-commit) says otherwise.
+  EXPECT_EQ(P.run({"check", "vendored/v.py"}).Exit, 1);
+  EXPECT_EQ(P.run({"check", "--force-exclude", "vendored/v.py"}).Exit, 0);
+}
+
+TEST(Cli, Suppressions) {
+  Project P;
+  P.file("a.py", "import torch.nn as nn\n"
+                 "a = nn.DataParallel(nn.Linear(2, 2))  # noqa: TL401\n"
+                 "b = nn.DataParallel(nn.Linear(2, 2))  # noqa\n"
+                 "c = nn.DataParallel(nn.Linear(2, 2))  # torchlint: disable=TL401\n"
+                 "d = nn.DataParallel(nn.Linear(2, 2))  # noqa: TL105\n");
+  auto R = P.run({"check", "--format", "concise", "a.py"});
+  EXPECT_EQ(R.Exit, 1);
+  EXPECT_THAT(R.Out, HasSubstr("a.py:5:5: TL401"));
+  EXPECT_THAT(R.Out, Not(HasSubstr("a.py:2:")));
+  P.file("b.py", "# torchlint: disable-file=TL401\n" + Finding);
+  EXPECT_EQ(P.run({"check", "b.py"}).Exit, 0);
+}
+
+TEST(Cli, RulesAndDocumentation) {
+  auto R = runTorchlint({"rules"});
+  EXPECT_EQ(R.Exit, 0);
+  for (auto &Ru : rules::registry().rules())
+    EXPECT_THAT(R.Out, HasSubstr(std::string(Ru->info().Code) + "  " + std::string(Ru->info().Name)));
+  R = runTorchlint({"rule", "TL401"});
+  EXPECT_EQ(R.Exit, 0);
+  EXPECT_THAT(R.Out, HasSubstr("## Why is this bad?"));
+  R = runTorchlint({"rule", "TL999"});
+  EXPECT_EQ(R.Exit, 2);
+  R = runTorchlint({"--version"});
+  EXPECT_EQ(R.Exit, 0);
+  EXPECT_THAT(R.Out, HasSubstr("tree-sitter-python 0.23.6"));
+}
+
+// ---- Bad input: one clear line each, the run goes on, nothing crashes. ----
+
+TEST(CliBadInput, UnreadableBinaryAndNonUtf8FilesAreSkippedWithOneLine) {
+  Project P;
+  P.file("good.py", Finding);
+  P.file("binary.py", std::string("import torch\0\x01\x02", 15));
+  P.file("latin1.py", "# caf\xe9\nimport torch\n");
+  ASSERT_EQ(symlink("nowhere.py", (P.Root + "/dangling.py").c_str()), 0);
+  auto R = P.run({"check", "--format", "concise", "good.py", "binary.py", "latin1.py", "dangling.py"});
+  EXPECT_EQ(R.Exit, 2) << "files that could not be checked make the run an error";
+  EXPECT_THAT(R.Out, HasSubstr("good.py:2:9: TL401")) << "the other files are still linted";
+  EXPECT_THAT(R.Err, HasSubstr("binary.py: binary file (contains NUL bytes); skipped"));
+  EXPECT_THAT(R.Err, HasSubstr("latin1.py: not valid UTF-8 (line 1, column 6); skipped"));
+  EXPECT_THAT(R.Err, HasSubstr("dangling.py: No such file or directory"));
+  size_t Lines = std::count(R.Err.begin(), R.Err.end(), '\n');
+  EXPECT_EQ(Lines, 3u) << R.Err;
+}
+
+TEST(CliBadInput, DirectoryNamedLikeAFileIsWalked) {
+  Project P;
+  P.file("pkg.py/inner.py", Finding);
+  auto R = P.run({"check", "--format", "concise", "pkg.py"});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_THAT(R.Out, HasSubstr("pkg.py/inner.py:2:9: TL401"));
+}
+
+TEST(CliBadInput, SyntaxErrorIsReportedOnceAndTheRestIsLinted) {
+  Project P;
+  P.file("broken.py", "import torch.nn as nn\ndef f(:\n    pass\ndef g(:\n    pass\n"
+                      "m = nn.DataParallel(nn.Linear(2, 2))\n");
+  auto R = P.run({"check", "--format", "concise", "broken.py"});
+  EXPECT_EQ(R.Exit, 1);
+  EXPECT_EQ(std::count(R.Out.begin(), R.Out.end(), '\n'), 3) << R.Out;
+  EXPECT_THAT(R.Out, HasSubstr("broken.py:2:7: TL001 syntax error"));
+  EXPECT_THAT(R.Out, HasSubstr("broken.py:6:5: TL401"));
+}
+
+TEST(CliBadInput, HugeFile) {
+  Project P;
+  std::string Big;
+  Big.reserve(7 << 20);
+  Big += "import torch.nn as nn\n";
+  while (Big.size() < (7u << 20))
+    Big += "def layer_" + std::to_string(Big.size()) + "(x):\n    return x * 2 + 1  # a comment to pad the line\n";
+  Big += "m = nn.DataParallel(nn.Linear(2, 2))\n";
+  P.file("big.py", Big);
+  auto R = P.run({"check", "--format", "concise", "big.py"});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_THAT(R.Out, HasSubstr(": TL401"));
+}
+
+TEST(CliBadInput, DeepNestingDoesNotOverflowTheStack) {
+  Project P;
+  std::string Parens = "import torch\nx = " + std::string(3000, '(') + "1" + std::string(3000, ')') + "\n";
+  std::string Calls = "import torch\nx = ";
+  for (int I = 0; I < 3000; ++I)
+    Calls += "torch.load(";
+  Calls += "p" + std::string(3000, ')') + "\n";
+  std::string Lists = "y = " + std::string(3000, '[') + std::string(3000, ']') + "\n";
+  std::string Blocks = "import torch\n";
+  for (int I = 0; I < 1000; ++I)
+    Blocks += std::string(I, ' ') + "if x:\n";
+  Blocks += std::string(1000, ' ') + "pass\n";
+  std::string Attrs = "import torch\nz = torch";
+  for (int I = 0; I < 3000; ++I)
+    Attrs += ".a";
+  Attrs += "\n";
+  P.file("parens.py", Parens).file("calls.py", Calls).file("lists.py", Lists).file("blocks.py", Blocks)
+      .file("attrs.py", Attrs);
+  auto R = P.run({"check", "--select", "ALL", "--format", "concise", "."});
+  EXPECT_TRUE(R.Exit == 0 || R.Exit == 1) << "exit " << R.Exit << "\n" << R.Err;
+  EXPECT_EQ(R.Err, "");
+}
+
+TEST(CliBadInput, MalformedConfiguration) {
+  Project P;
+  P.file("a.py", Finding).file("pyproject.toml", "[tool.torchlint\nselect = [\n");
+  auto R = P.run({"check", "a.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("pyproject.toml"));
+  EXPECT_THAT(R.Err, HasSubstr("invalid TOML"));
+  EXPECT_EQ(std::count(R.Err.begin(), R.Err.end(), '\n'), 1) << R.Err;
+
+  P.file("pyproject.toml", "[tool.torchlint]\nselekt = [\"TL1\"]\n");
+  R = P.run({"check", "a.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("unknown key `tool.torchlint.selekt`"));
+
+  P.file("pyproject.toml", "[tool.torchlint]\nselect = \"TL1\"\n");
+  R = P.run({"check", "a.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("`tool.torchlint.select` must be a list of strings"));
+
+  P.file("pyproject.toml", "[tool.torchlint]\nignore = [\"TL99\"]\n");
+  R = P.run({"check", "a.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("unknown rule code or prefix `TL99`"));
+
+  P.file("pyproject.toml", "[tool.torchlint]\ntarget-torch-version = \"two\"\n");
+  R = P.run({"check", "a.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("target-torch-version"));
+}
+
+} // namespace
+} // namespace torchlint::test
