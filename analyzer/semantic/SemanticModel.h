@@ -46,6 +46,7 @@ struct ClassInfo {
 enum NodeFlag : uint8_t {
   FlagCudaGuarded = 1 << 0, // under a condition about CUDA/GPU/device, or after an early exit on one
   FlagDeviceChoice = 1 << 1, // in the value assigned to a device variable: the place that chooses it
+  FlagAfterSetDevice = 1 << 2, // after `torch.cuda.set_device(...)` in the same block: `.cuda()` means that device
 };
 
 struct NodeRef {

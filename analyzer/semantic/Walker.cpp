@@ -44,10 +44,13 @@ struct Frame {
   uint16_t Guard;     // guard depth inherited by children
   uint16_t Choice;    // device-choice depth inherited by children
   uint16_t Sibling;   // extra guard for later children (after an early exit on CUDA)
+  uint16_t Set;       // set_device depth inherited by children
+  uint16_t SiblingSet; // set_device for later children
   uint16_t NamedSeen; // named children visited so far
   Special Kind;
   bool InError;
   bool ExitGuard; // this statement guards the siblings after it
+  bool SetsDevice; // this statement chooses the process's CUDA device for the siblings after it
 };
 
 bool endsInExit(TSNode Block, const NodeText &Text) {
@@ -72,8 +75,9 @@ bool endsInExit(TSNode Block, const NodeText &Text) {
 } // namespace
 
 bool mentionsAccelerator(std::string_view Text) {
+  // NCCL only runs on CUDA devices: `if backend == "nccl":` is a CUDA guard.
   return containsNoCase(Text, "cuda") || containsNoCase(Text, "gpu") || containsNoCase(Text, "device") ||
-         containsNoCase(Text, "mps") || containsNoCase(Text, "accelerat");
+         containsNoCase(Text, "mps") || containsNoCase(Text, "accelerat") || containsNoCase(Text, "nccl");
 }
 
 bool isDeviceName(std::string_view Name) {
@@ -118,6 +122,8 @@ public:
         }
         if (Done.ExitGuard)
           ++Stack.back().Sibling;
+        if (Done.SetsDevice)
+          ++Stack.back().SiblingSet;
         if (ts_tree_cursor_goto_next_sibling(&C)) {
           Frame &P = Stack.back();
           Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, ts_tree_cursor_current_field_name(&C)));
@@ -130,12 +136,13 @@ public:
 
 private:
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, Special::None, false, false};
+    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false};
     std::string_view Field = FieldName ? FieldName : "";
     if (P) {
       F.Scope = P->Scope;
       F.Guard = P->Guard + P->Sibling;
       F.Choice = P->Choice;
+      F.Set = P->Set + P->SiblingSet;
       // Inside an ERROR node, a complete subtree without errors is code that parsed: lint it.
       F.InError = P->InError && (ts_node_has_error(N) || !ts_node_is_named(N));
       bool Named = ts_node_is_named(N);
@@ -195,6 +202,11 @@ private:
         F.Kind = Special::GuardTernary;
     } else if (K == "assert_statement") {
       F.ExitGuard = mentionsAccelerator(Text(N));
+    } else if (K == "expression_statement" && ts_node_named_child_count(N) == 1 &&
+               is(ts_node_named_child(N, 0), "call")) {
+      // After `torch.cuda.set_device(rank)`, `.cuda()` means the device that was chosen.
+      std::string_view Callee = Text(field(ts_node_named_child(N, 0), "function"));
+      F.SetsDevice = Callee.size() >= 15 && Callee.substr(Callee.size() - 15) == "cuda.set_device";
     } else if (K == "assignment") {
       TSNode Left = field(N, "left");
       if (is(Left, "identifier") || is(Left, "attribute")) {
@@ -233,6 +245,9 @@ private:
       int32_t Id = M.addClass(CI);
       F.Scope = M.addScope(Scope{ScopeKind::Class, N, F.Scope, Id, CI.Name, RoleNone});
       M.setClassScope(Id, F.Scope);
+      // A class about CUDA (CUDATestBase, GpuKernels) is its own guard, like such a function.
+      if (containsNoCase(CI.Name, "cuda") || containsNoCase(CI.Name, "gpu"))
+        ++F.Guard;
     } else if (K == "lambda") {
       F.Scope = M.addScope(Scope{ScopeKind::Lambda, N, F.Scope, -1, {}, RoleNone});
     } else if (K == "import_statement" || K == "import_from_statement") {
@@ -243,7 +258,8 @@ private:
 
     if (!F.InError && Wanted.contains(Sym))
       R.Nodes.push_back(NodeRef{N, F.Scope,
-                                static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0))});
+                                static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
+                                                    (F.Set ? FlagAfterSetDevice : 0))});
     return F;
   }
 

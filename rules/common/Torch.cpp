@@ -66,6 +66,11 @@ DeviceString parseDeviceString(std::string_view S) {
     bool IndexOk = CC == std::string_view::npos || allDigits(I2);
     if (!Gpu && IndexOk)
       D.Suggestion = std::string(T2) + (CC == std::string_view::npos ? "" : ":" + std::string(I2));
+    // Nothing to correct ("cuda:" followed by a huge index): not a misspelt device.
+    if (D.Suggestion == S) {
+      D.Suggestion.clear();
+      D.LooksLikeDevice = false;
+    }
   }
   return D;
 }
@@ -107,6 +112,115 @@ std::optional<std::string_view> literalDevice(TSNode N, const SemanticModel &M, 
       *Index = intLiteral(I, T);
   }
   return S;
+}
+
+TSNode methodReceiver(const CallArgs &A, const SemanticModel &M, std::string_view Name) {
+  auto P = attributeParts(A.Callee, M.text());
+  if (!P || P->Name != Name)
+    return TSNode{};
+  std::string Q = M.qualifiedName(P->Object);
+  if (Q == "torch" || Q.rfind("torch.", 0) == 0)
+    return TSNode{};
+  return P->Object;
+}
+
+std::optional<SpelledDevice> spelledDevice(TSNode N, const SemanticModel &M) {
+  const NodeText &T = M.text();
+  if (auto S = stringLiteral(N, T)) {
+    DeviceString D = parseDeviceString(*S);
+    if (!D.Valid)
+      return std::nullopt;
+    return SpelledDevice{D.Type, D.Index, false, false};
+  }
+  if (auto I = intLiteral(N, T))
+    return SpelledDevice{"cuda", *I, false, false};
+  if (!is(N, "call") || !M.refersTo(field(N, "function"), "torch.device"))
+    return std::nullopt;
+  auto A = callArgs(N, T);
+  if (!A || A->HasSplat || A->Positional.size() + A->Keywords.size() > 2)
+    return std::nullopt;
+  TSNode First = A->arg("type", 0);
+  if (ts_node_is_null(First))
+    return std::nullopt;
+  TSNode Idx = A->arg("index", 1);
+  if (auto I = intLiteral(First, T)) {
+    if (!ts_node_is_null(Idx))
+      return std::nullopt;
+    return SpelledDevice{"cuda", *I, false, true};
+  }
+  auto S = stringLiteral(First, T);
+  if (!S)
+    return std::nullopt;
+  DeviceString D = parseDeviceString(*S);
+  if (!D.Valid)
+    return std::nullopt;
+  SpelledDevice R{D.Type, D.Index, false, true};
+  if (!ts_node_is_null(Idx) && !is(Idx, "none")) {
+    if (D.Index)
+      return std::nullopt; // torch.device("cuda:0", 1) raises
+    if (auto I = intLiteral(Idx, T))
+      R.Index = *I;
+    else
+      R.VariableIndex = true;
+  }
+  return R;
+}
+
+bool inMapLocation(TSNode N, const SemanticModel &M) {
+  TSNode Cur = N;
+  for (int Hops = 0; Hops < 8; ++Hops) {
+    TSNode P = ts_node_parent(Cur);
+    if (ts_node_is_null(P))
+      return false;
+    std::string_view K = kind(P);
+    if (K == "keyword_argument")
+      return ts_node_eq(field(P, "value"), Cur) && M.text()(field(P, "name")) == "map_location";
+    if (K == "argument_list") {
+      TSNode Call = ts_node_parent(P);
+      if (!is(Call, "call") || !M.refersTo(field(Call, "function"), "torch.load"))
+        return false;
+      auto A = callArgs(Call, M.text());
+      return A && A->Positional.size() > 1 && ts_node_eq(A->Positional[1], Cur);
+    }
+    // A device inside a choice, a lambda or a remapping table is still the map_location.
+    if (K != "parenthesized_expression" && K != "conditional_expression" && K != "boolean_operator" &&
+        K != "lambda" && K != "dictionary" && K != "pair")
+      return false;
+    Cur = P;
+  }
+  return false;
+}
+
+bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
+  TSNode P = ts_node_parent(Call);
+  while (is(P, "parenthesized_expression"))
+    P = ts_node_parent(P);
+  if (ts_node_is_null(P))
+    return false;
+  std::string_view K = kind(P);
+  if (K == "comparison_operator" || K == "attribute" || K == "pair")
+    return true;
+  if (K == "keyword_argument")
+    P = ts_node_parent(P);
+  if (!is(P, "argument_list"))
+    return false;
+  std::string Q = calleeName(ts_node_parent(P), M);
+  return isCudaApi(Q) && Q != "torch.cuda.set_device" && Q != "torch.cuda.device";
+}
+
+bool isCudaApi(std::string_view Q) {
+  return Q.rfind("torch.", 0) == 0 && (lower(Q).find("cuda") != std::string::npos || Q.find("cudnn") != std::string_view::npos);
+}
+
+bool importsTorch(const SemanticModel &M) {
+  return !M.localNameFor("torch").empty() || !M.localNameFor("torch.nn").empty();
+}
+
+TextRange methodCallRange(TSNode Call) {
+  TSNode Name = field(field(Call, "function"), "attribute");
+  if (ts_node_is_null(Name))
+    return {ts_node_start_byte(Call), ts_node_end_byte(Call)};
+  return {ts_node_start_byte(Name), ts_node_end_byte(Call)};
 }
 
 Edit appendArgument(const CallArgs &A, const NodeText &Text, std::string_view Arg) {

@@ -38,6 +38,44 @@ Edit appendArgument(const CallArgs &A, const NodeText &Text, std::string_view Ar
 /// The qualified name of a call's callee, or empty.
 std::string calleeName(TSNode Call, const SemanticModel &M);
 
+/// `obj.NAME(...)` called as a method: the callee is an attribute named \p Name whose
+/// object is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function).
+/// Returns the callee's object, or a null node.
+TSNode methodReceiver(const CallArgs &A, const SemanticModel &M, std::string_view Name);
+
+/// A valid device the source spells out: a string (`"cuda:1"`), `torch.device(...)` with a
+/// literal type (`torch.device("cuda", 1)`, `torch.device(type="cuda")`), or an integer,
+/// which PyTorch reads as a CUDA ordinal. nullopt for names, expressions and invalid strings.
+struct SpelledDevice {
+  std::string_view Type;        // "cuda", "cpu", ...
+  std::optional<long> Index;    // a literal index, from the string or the second argument
+  bool VariableIndex = false;   // `torch.device("cuda", local_rank)`: an index chosen elsewhere
+  bool TorchDeviceCall = false; // spelt `torch.device(...)`
+};
+std::optional<SpelledDevice> spelledDevice(TSNode N, const SemanticModel &M);
+
+/// Whether \p N is (part of) the value of a `map_location=` argument, or `torch.load`'s
+/// second positional argument: where TL302 speaks about literal devices.
+bool inMapLocation(TSNode N, const SemanticModel &M);
+
+/// Whether a `torch.device(...)` call is only inspected, not used to place anything: compared
+/// (`x.device == torch.device("cuda")`), read (`torch.device("cuda").type`), listed as a
+/// dictionary value, or passed to CUDA's own API (`torch.cuda.get_device_name(...)`) other than
+/// `torch.cuda.set_device`/`torch.cuda.device`.
+bool deviceOnlyInspected(TSNode TorchDeviceCall, const SemanticModel &M);
+
+/// Whether a qualified name is CUDA's own API (`torch.cuda.*`, `torch.backends.cudnn.*`,
+/// `torch._cudnn_*`): code that is about CUDA by definition.
+bool isCudaApi(std::string_view Qualified);
+
+
+/// Whether the file imports `torch` itself (`import torch`, `import torch as T`) or `torch.nn`.
+bool importsTorch(const SemanticModel &M);
+
+/// The range of `name(...)` in a method call `obj.name(...)`: what a diagnostic about the
+/// call underlines, without the (possibly long) receiver.
+TextRange methodCallRange(TSNode Call);
+
 /// Whether a version-dependent rule applies: no target set, or target >= \p V.
 inline bool targetAtLeast(const LintSettings &S, TorchVersion V) { return !S.TargetTorch || *S.TargetTorch >= V; }
 

@@ -1,13 +1,113 @@
-// TL108 cuda-in-dataset: PLACEHOLDER, replaced by the real rule.
-#include "lint/Rule.h"
+// TL108 cuda-in-dataset: CUDA work in code that DataLoader workers run (`__getitem__`,
+// `__iter__`, `collate_fn`, `worker_init_fn` and the helpers they call).
+#include "common/Torch.h"
 
 namespace torchlint::rules {
 
 namespace {
+constexpr std::string_view Doc = R"md(# TL108 cuda-in-dataset
+
+## What it does
+Flags CUDA work inside code that `DataLoader` worker processes run: a `Dataset`'s
+`__getitem__`/`__getitems__`, an `IterableDataset`'s `__iter__`/`__next__`, a function passed
+as `collate_fn` or `worker_init_fn`, the methods these call through `self`, and functions
+nested in them. The CUDA work flagged: `.cuda(...)`, `.to(...)` with a literal CUDA device
+(`"cuda"`, `"cuda:0"`, `torch.device("cuda")`, an integer index),
+`torch.cuda.set_device(...)`, and PyTorch calls with a literal CUDA `device=`
+(`torch.tensor(x, device="cuda")`), and `torch.load` with a literal CUDA `map_location`.
+
+## Why is this bad?
+With `num_workers > 0` these functions run in worker processes, which Linux forks from the
+main process. CUDA cannot be re-initialised in a forked process: once the main process has
+touched CUDA, the first CUDA call in a worker fails with
+`RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with
+multiprocessing, you must use the 'spawn' start method`. Even with `spawn`, every worker
+creates its own CUDA context (hundreds of MB of GPU memory each) and the copies cannot
+overlap with compute. Workers should return CPU tensors; the training loop moves the batch
+(with `pin_memory=True` and `non_blocking=True` the copy is asynchronous).
+
+## Example
+```python
+class Images(Dataset):
+    def __getitem__(self, i):
+        return self.images[i].cuda(), self.labels[i]
+```
+
+## Use instead
+```python
+class Images(Dataset):
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+
+loader = DataLoader(Images(), batch_size=64, num_workers=4, pin_memory=True)
+for images, labels in loader:
+    images = images.to(device, non_blocking=True)
+```
+
+## When it stays silent
+- Outside worker code: `Dataset.__init__`, the training loop, any class that does not derive
+  from a PyTorch `Dataset`.
+- Moves to a device the code does not spell out (`.to(self.device)`, `.to(device)`) and moves
+  to the CPU (`.to("cpu")`): the device may well be the CPU.
+- CUDA calls that do not touch the device: creating a `torch.device("cuda")`, and seeding
+  (`torch.cuda.manual_seed(seed)` in a `worker_init_fn` is lazy and safe).
+- The rule does not follow the start method: a program that sets `multiprocessing_context="spawn"`
+  on purpose still hears about it.
+)md";
+
 class CudaInDataset final : public Rule {
 public:
   using Rule::Rule;
-  std::string_view documentation() const override { return "PLACEHOLDER"; }
+  std::string_view documentation() const override { return Doc; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+
+  void check(const NodeRef &N, RuleContext &Ctx) const override {
+    const SemanticModel &M = Ctx.model();
+    if (!M.inRole(N.Scope, RoleDataWorker))
+      return;
+    auto A = callArgs(N.Node, M.text());
+    if (!A)
+      return;
+    if (!ts_node_is_null(methodReceiver(*A, M, "cuda"))) {
+      report(Ctx, methodCallRange(N.Node), "`.cuda()`");
+      return;
+    }
+    std::string Q = M.qualifiedName(A->Callee);
+    if (Q == "torch.cuda.set_device") {
+      report(Ctx, RuleContext::range(N.Node), "`torch.cuda.set_device`");
+      return;
+    }
+    if (Q == "torch.load") {
+      TSNode Where = A->HasSplat ? A->keyword("map_location") : A->arg("map_location", 1);
+      if (ts_node_is_null(Where) || is(Where, "integer"))
+        return;
+      if (auto D = spelledDevice(Where, M); D && D->Type == "cuda")
+        report(Ctx, RuleContext::range(Where), "a checkpoint loaded onto CUDA");
+      return;
+    }
+    TSNode Dev{};
+    bool To = !ts_node_is_null(methodReceiver(*A, M, "to"));
+    if (To)
+      Dev = A->HasSplat ? A->keyword("device") : A->arg("device", 0);
+    else if (Q.rfind("torch.", 0) == 0 && Q.rfind("torch.cuda.", 0) != 0 && Q != "torch.device")
+      Dev = A->keyword("device");
+    if (ts_node_is_null(Dev))
+      return;
+    auto D = spelledDevice(Dev, M);
+    if (!D || D->Type != "cuda")
+      return;
+    if (To)
+      report(Ctx, methodCallRange(N.Node), "a move to CUDA");
+    else
+      report(Ctx, RuleContext::range(Dev), "a tensor created on CUDA");
+  }
+
+private:
+  static void report(RuleContext &Ctx, TextRange At, std::string_view What) {
+    Ctx.report(At, std::string(What) + " in code that runs in `DataLoader` workers: a forked worker cannot "
+                                       "re-initialise CUDA (`Cannot re-initialize CUDA in forked subprocess`); "
+                                       "return CPU tensors and move the batch in the training loop");
+  }
 };
 } // namespace
 

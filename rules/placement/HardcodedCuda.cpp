@@ -1,13 +1,109 @@
-// TL105 hardcoded-cuda: PLACEHOLDER, replaced by the real rule.
-#include "lint/Rule.h"
+// TL105 hardcoded-cuda: `.cuda()`, `.to("cuda")`, `device="cuda"` or `torch.device("cuda")`
+// written where a configured device belongs.
+#include "common/Torch.h"
 
 namespace torchlint::rules {
 
 namespace {
+constexpr std::string_view Doc = R"md(# TL105 hardcoded-cuda
+
+## What it does
+Flags code that names CUDA directly instead of using a device chosen once: `.cuda()` with no
+index, `.to("cuda")` and `.to(torch.device("cuda"))`, a `device="cuda"` argument of a PyTorch
+function (`torch.zeros(n, device="cuda")`, `nn.Linear(4, 2, device="cuda")`), and
+`torch.device("cuda")`.
+
+## Why is this bad?
+The program then runs only where CUDA does. On a CPU-only machine, a CI runner or a Mac it
+stops at the first such line with `AssertionError: Torch not compiled with CUDA enabled` or
+`RuntimeError: Found no NVIDIA driver on your system`, and switching it to the CPU or to
+`"mps"` means editing every line that names CUDA. Choosing the device in one place and
+passing it around makes the code portable and the choice visible.
+
+## Example
+```python
+model = Net().cuda()
+batch = batch.to("cuda")
+noise = torch.randn(8, 16, device="cuda")
+```
+
+## Use instead
+```python
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+batch = batch.to(device)
+noise = torch.randn(8, 16, device=device)
+```
+
+## When it stays silent
+- The one place that chooses the device: the value assigned to a device-named variable
+  (`device = torch.device("cuda")`), a device-named parameter's default, a function whose
+  name says it picks the device (`get_device()`).
+- Code guarded on CUDA: inside `if torch.cuda.is_available():`, `if x.is_cuda:` or a ternary on
+  such a condition, after an early exit or `assert` on one, in a test skipped without CUDA, in
+  a function or class whose name is about CUDA or the GPU (`to_gpu`, `test_cuda`,
+  `CUDATestBase`).
+- After `torch.cuda.set_device(local_rank)` in the same block: from there `.cuda()` means the
+  device the process chose.
+- A literal index (`"cuda:0"`, `.cuda(1)`): TL106 speaks instead. Inside `map_location`
+  TL302 speaks, and inside `Dataset.__getitem__`, `collate_fn` or `worker_init_fn` TL108 does.
+- `torch.device("cuda", local_rank)` (the index comes from elsewhere), a `torch.device("cuda")`
+  that is only compared or inspected (`x.device == torch.device("cuda")`), and CUDA's own API
+  (`torch.cuda.Stream(device="cuda")`, `torch.backends.cudnn`, `torch._cudnn_*`), which is
+  CUDA by definition.
+- `device="cuda"` passed to functions that do not resolve to PyTorch (your own or another
+  library's).
+)md";
+
+bool plainCuda(const std::optional<SpelledDevice> &D) {
+  return D && D->Type == "cuda" && !D->Index && !D->VariableIndex;
+}
+
 class HardcodedCuda final : public Rule {
 public:
   using Rule::Rule;
-  std::string_view documentation() const override { return "PLACEHOLDER"; }
+  std::string_view documentation() const override { return Doc; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+
+  void check(const NodeRef &N, RuleContext &Ctx) const override {
+    if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))
+      return;
+    const SemanticModel &M = Ctx.model();
+    if (M.inRole(N.Scope, RoleDataWorker))
+      return;
+    auto A = callArgs(N.Node, M.text());
+    if (!A)
+      return;
+
+    std::string Q = M.qualifiedName(A->Callee);
+    if (Q == "torch.device") {
+      if (!plainCuda(spelledDevice(N.Node, M)) || inMapLocation(N.Node, M) || deviceOnlyInspected(N.Node, M))
+        return;
+      Ctx.report(N.Node, "`torch.device(\"cuda\")` hardcodes CUDA, so this line fails on machines without it; "
+                         "use the device chosen once for the program");
+      return;
+    }
+    if (!ts_node_is_null(methodReceiver(*A, M, "cuda"))) {
+      // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones).
+      if (A->HasSplat || !A->Positional.empty() || !ts_node_is_null(A->keyword("device")) ||
+          inMapLocation(N.Node, M))
+        return;
+      Ctx.report(methodCallRange(N.Node), "`.cuda()` hardcodes CUDA, so this line fails on machines without it; "
+                                          "use `.to(device)` with the device chosen once for the program");
+      return;
+    }
+    TSNode Dev{};
+    if (!ts_node_is_null(methodReceiver(*A, M, "to")))
+      Dev = A->HasSplat ? A->keyword("device") : A->arg("device", 0);
+    else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
+      Dev = A->keyword("device");
+    // `torch.device("cuda")` as the argument is reported on its own.
+    if (ts_node_is_null(Dev) || !is(Dev, "string") || !plainCuda(spelledDevice(Dev, M)) ||
+        inMapLocation(N.Node, M))
+      return;
+    Ctx.report(Dev, "`\"cuda\"` hardcoded as the device, so this line fails on machines without CUDA; use the "
+                    "device chosen once for the program");
+  }
 };
 } // namespace
 

@@ -1,16 +1,107 @@
-// TL106 hardcoded-device-index: PLACEHOLDER, replaced by the real rule.
-#include "lint/Rule.h"
+// TL106 hardcoded-device-index: a literal GPU index (`"cuda:1"`, `.cuda(0)`, `set_device(1)`)
+// outside the one place that chooses the device.
+#include "common/Torch.h"
 
 namespace torchlint::rules {
 
 namespace {
+constexpr std::string_view Doc = R"md(# TL106 hardcoded-device-index
+
+## What it does
+Flags a literal CUDA device index, 0 included, where PyTorch reads a device: `"cuda:1"` or
+`torch.device("cuda:0")` passed to `.to(...)`, `.cuda(...)` or a `device=` argument of a
+PyTorch function, `torch.device("cuda", 1)`, `.cuda(1)`, `.cuda(device=0)`, `.to(0)`,
+`torch.cuda.set_device(1)` and `torch.cuda.device(1)`.
+
+## Why is this bad?
+An index means "this GPU of this machine", which is rarely what the program means. With one
+process per GPU (DDP, `torchrun`), every rank that says `cuda:0` lands on GPU 0: its memory
+runs out while the other GPUs idle. Under `CUDA_VISIBLE_DEVICES` the numbering changes, and on
+a machine with fewer GPUs a higher index fails with
+`RuntimeError: CUDA error: invalid device ordinal`.
+
+## Example
+```python
+model = model.to("cuda:0")
+torch.cuda.set_device(1)
+```
+
+## Use instead
+```python
+local_rank = int(os.environ.get("LOCAL_RANK", 0))
+device = torch.device("cuda", local_rank)
+torch.cuda.set_device(device)
+model = model.to(device)
+```
+
+## When it stays silent
+- The one place that chooses the device: the value assigned to a device-named variable
+  (`device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")`), a device-named
+  parameter's default, a function whose name says it picks the device.
+- Code guarded on CUDA or the GPUs: inside `if torch.cuda.device_count() > 1:` or another
+  condition about CUDA, after an early exit or `assert` on one, in a test skipped without CUDA,
+  in a function or class whose name is about CUDA or the GPU (`test_multi_gpu`,
+  `TestMultiGpu`). There the author is choosing devices deliberately: multi-GPU code and
+  tests address `cuda:1` on purpose.
+- Inside `map_location` (TL302 speaks), and inside `Dataset.__getitem__`, `collate_fn` or
+  `worker_init_fn` (TL108 speaks).
+- `torch.device("cuda", local_rank)` and other indices that come from a variable; a literal
+  device that is only compared or inspected (`x.device == torch.device("cuda:0")`); queries
+  such as `torch.cuda.get_device_name(0)`; `device_ids=[0]` (TL402's).
+)md";
+
+std::string message(long Index) {
+  std::string Dev = "`cuda:" + std::to_string(Index) + "`";
+  if (Index == 0)
+    return "hardcoded device index " + Dev + ": with one process per GPU every process lands on GPU 0; use the "
+           "device chosen once for the program (e.g. from `LOCAL_RANK`)";
+  return "hardcoded device index " + Dev + ": it fails with `invalid device ordinal` where fewer GPUs are "
+         "visible; use the device chosen once for the program (e.g. from `LOCAL_RANK`)";
+}
+
 class HardcodedDeviceIndex final : public Rule {
 public:
   using Rule::Rule;
-  std::string_view documentation() const override { return "PLACEHOLDER"; }
+  std::string_view documentation() const override { return Doc; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+
+  void check(const NodeRef &N, RuleContext &Ctx) const override {
+    if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice))
+      return;
+    const SemanticModel &M = Ctx.model();
+    if (M.inRole(N.Scope, RoleDataWorker))
+      return;
+    auto A = callArgs(N.Node, M.text());
+    if (!A)
+      return;
+
+    std::string Q = M.qualifiedName(A->Callee);
+    if (Q == "torch.device") {
+      auto D = spelledDevice(N.Node, M);
+      if (!D || D->Type != "cuda" || !D->Index || inMapLocation(N.Node, M) || deviceOnlyInspected(N.Node, M))
+        return;
+      Ctx.report(N.Node, message(*D->Index));
+      return;
+    }
+    TSNode Dev{};
+    if (!ts_node_is_null(methodReceiver(*A, M, "cuda")) || !ts_node_is_null(methodReceiver(*A, M, "to")) ||
+        Q == "torch.cuda.set_device" || Q == "torch.cuda.device")
+      Dev = A->HasSplat ? A->keyword("device") : A->arg("device", 0);
+    else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
+      Dev = A->keyword("device");
+    if (ts_node_is_null(Dev))
+      return;
+    // `torch.device("cuda", 1)` as the argument is reported on its own.
+    auto D = spelledDevice(Dev, M);
+    if (!D || D->TorchDeviceCall || D->Type != "cuda" || !D->Index || inMapLocation(N.Node, M))
+      return;
+    Ctx.report(Dev, message(*D->Index));
+  }
 };
 } // namespace
 
-std::unique_ptr<Rule> createHardcodedDeviceIndex(const RuleInfo &I) { return std::make_unique<HardcodedDeviceIndex>(I); }
+std::unique_ptr<Rule> createHardcodedDeviceIndex(const RuleInfo &I) {
+  return std::make_unique<HardcodedDeviceIndex>(I);
+}
 
 } // namespace torchlint::rules

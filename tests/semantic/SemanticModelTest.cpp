@@ -1,0 +1,143 @@
+// Imports, qualified names, class kinds, function roles and context flags.
+#include "semantic/Walker.h"
+
+#include <gtest/gtest.h>
+
+namespace torchlint {
+namespace {
+
+struct Analyzed {
+  std::string Source;
+  TreePtr Tree;
+  SemanticModel Model;
+  WalkResult Walk;
+  explicit Analyzed(std::string S, std::vector<std::string_view> Kinds = {"call"})
+      : Source(std::move(S)), Tree(parsePython(Source)), Model(Source) {
+    KindSet K;
+    for (auto Kd : Kinds)
+      K.add(Kd);
+    Walk = walkFile(ts_tree_root_node(Tree.get()), Model, K);
+  }
+  /// The collected node whose text is \p Text.
+  const NodeRef &node(std::string_view Text) const {
+    for (auto &N : Walk.Nodes)
+      if (Model.text()(N.Node) == Text)
+        return N;
+    static NodeRef None{};
+    ADD_FAILURE() << "no node " << Text;
+    return None;
+  }
+  std::string qualified(std::string_view CallText) const {
+    return Model.qualifiedName(field(node(CallText).Node, "function"));
+  }
+};
+
+TEST(Semantic, ImportsResolveToQualifiedNames) {
+  Analyzed A("import torch as T\nfrom torch import nn as N\nimport torch.nn.functional as F\n"
+             "from torch.cuda.amp import autocast\nimport torch.nn\nfrom . import local\nfrom .utils import helper\n"
+             "T.load(p)\nN.Linear(1)\nF.relu(x)\nautocast()\ntorch.nn.Module()\nhelper()\nunknown.thing()\n");
+  EXPECT_EQ(A.qualified("T.load(p)"), "torch.load");
+  EXPECT_EQ(A.qualified("N.Linear(1)"), "torch.nn.Linear");
+  EXPECT_EQ(A.qualified("F.relu(x)"), "torch.nn.functional.relu");
+  EXPECT_EQ(A.qualified("autocast()"), "torch.cuda.amp.autocast");
+  EXPECT_EQ(A.qualified("torch.nn.Module()"), "torch.nn.Module");
+  EXPECT_EQ(A.qualified("helper()"), "") << "the user's own modules are not resolved";
+  EXPECT_EQ(A.qualified("unknown.thing()"), "");
+  EXPECT_EQ(A.Model.relativeImports().size(), 2u);
+  EXPECT_TRUE(A.Model.refersTo(field(A.node("T.load(p)").Node, "function"), "torch.load"));
+  EXPECT_FALSE(A.Model.refersTo(field(A.node("T.load(p)").Node, "function"), "torch.save"));
+  EXPECT_EQ(A.Model.localNameFor("torch"), "T");
+}
+
+TEST(Semantic, ClassesDeriveThroughLocalClassesAndLightning) {
+  Analyzed A("import torch\nfrom torch import nn\nimport lightning as L\nfrom torch.utils.data import Dataset as DS\n"
+             "class Base(nn.Module): pass\nclass Child(Base): pass\nclass Lit(L.LightningModule): pass\n"
+             "class Data(DS): pass\nclass MoreData(Data): pass\nclass Plain(object): pass\n"
+             "class Lin(torch.nn.Linear): pass\nclass P(nn.Parameter): pass\n");
+  auto Kind = [&](std::string_view Name) {
+    for (auto &C : A.Model.classes())
+      if (C.Name == Name)
+        return std::string(C.IsModule ? "module" : "") + (C.IsDataset ? "dataset" : "");
+    return std::string("missing");
+  };
+  EXPECT_EQ(Kind("Base"), "module");
+  EXPECT_EQ(Kind("Child"), "module");
+  EXPECT_EQ(Kind("Lit"), "module");
+  EXPECT_EQ(Kind("Data"), "dataset");
+  EXPECT_EQ(Kind("MoreData"), "dataset");
+  EXPECT_EQ(Kind("Plain"), "");
+  EXPECT_EQ(Kind("Lin"), "module");
+  EXPECT_EQ(Kind("P"), "") << "a Parameter is a tensor";
+}
+
+TEST(Semantic, RolesForwardAndDataWorkers) {
+  Analyzed A("import functools\nfrom torch import nn\nfrom torch.utils.data import Dataset, DataLoader\n"
+             "class M(nn.Module):\n"
+             "    def forward(self, x):\n        return self.helper(x)\n"
+             "    def helper(self, x):\n        return f1(x)\n"
+             "    def other(self, x):\n        return f2(x)\n"
+             "class D(Dataset):\n"
+             "    def __getitem__(self, i):\n        return self.load(i)\n"
+             "    def load(self, i):\n        return f3(i)\n"
+             "def collate(b):\n    return f4(b)\n"
+             "def init(w):\n    return f5(w)\n"
+             "def not_passed(b):\n    return f6(b)\n"
+             "def part(b, k):\n    return f7(b)\n"
+             "DataLoader(D(), collate_fn=collate, worker_init_fn=init)\n"
+             "DataLoader(D(), collate_fn=functools.partial(part, k=1))\n"
+             "DataLoader(D(), collate_fn=lambda b: f8(b))\n");
+  auto Roles = [&](std::string_view Call) { return A.Model.scope(A.node(Call).Scope).Roles; };
+  EXPECT_EQ(Roles("f1(x)"), RoleForward) << "methods forward calls through self";
+  EXPECT_EQ(Roles("self.helper(x)"), RoleForward);
+  EXPECT_EQ(Roles("f2(x)"), RoleNone);
+  EXPECT_EQ(Roles("f3(i)"), RoleDataWorker);
+  EXPECT_EQ(Roles("f4(b)"), RoleDataWorker);
+  EXPECT_EQ(Roles("f5(w)"), RoleDataWorker);
+  EXPECT_EQ(Roles("f6(b)"), RoleNone);
+  EXPECT_EQ(Roles("f7(b)"), RoleDataWorker);
+  EXPECT_EQ(Roles("f8(b)"), RoleDataWorker);
+}
+
+TEST(Semantic, GuardAndDeviceChoiceFlags) {
+  Analyzed A("import torch, pytest\n"
+             "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+             "if torch.cuda.is_available():\n    a.cuda()\nelse:\n    b.cpu()\n"
+             "c.cuda()\n"
+             "x = d.cuda() if use_gpu else d\n"
+             "def f(dev=torch.device('cuda')):\n    pass\n"
+             "def g():\n    if not torch.cuda.is_available():\n        return\n    e.cuda()\n"
+             "def test_on_cuda():\n    h.cuda()\n"
+             "@pytest.mark.skipif(not torch.cuda.is_available(), reason='gpu')\ndef test_x():\n    k.cuda()\n"
+             "def get_device():\n    return torch.device('cuda')\n"
+             "if x.device.type == 'cuda':\n    pass\nelif y:\n    m.cuda()\n");
+  auto Flags = [&](std::string_view Call) { return A.node(Call).Flags; };
+  EXPECT_EQ(Flags("torch.device('cuda' if torch.cuda.is_available() else 'cpu')"), FlagDeviceChoice);
+  EXPECT_EQ(Flags("a.cuda()"), FlagCudaGuarded);
+  EXPECT_EQ(Flags("b.cpu()"), FlagCudaGuarded);
+  EXPECT_EQ(Flags("c.cuda()"), 0);
+  EXPECT_EQ(Flags("d.cuda()"), FlagCudaGuarded);
+  EXPECT_EQ(Flags("torch.device('cuda')"), FlagDeviceChoice);
+  EXPECT_EQ(Flags("e.cuda()"), FlagCudaGuarded) << "after an early exit on CUDA";
+  EXPECT_EQ(Flags("h.cuda()"), FlagCudaGuarded) << "a function about CUDA";
+  EXPECT_EQ(Flags("k.cuda()"), FlagCudaGuarded) << "skipped without CUDA";
+  EXPECT_EQ(Flags("m.cuda()"), FlagCudaGuarded) << "elif under a CUDA condition";
+  EXPECT_EQ(Flags("torch.cuda.is_available()") & FlagCudaGuarded, 0) << "the condition itself is not guarded";
+}
+
+TEST(Semantic, DeviceNames) {
+  for (auto N : {"device", "self.device", "args.dev", "dev", "gpu_id", "cuda_device", "torch_dev", "DEVICE"})
+    EXPECT_TRUE(isDeviceName(N)) << N;
+  for (auto N : {"develop", "model", "devious", "x"})
+    EXPECT_FALSE(isDeviceName(N)) << N;
+}
+
+TEST(Semantic, ErrorsAreFoundAndTheirInsidesSkipped) {
+  Analyzed A("x = torch.load(p)\ndef f(:\n  pass\n");
+  EXPECT_TRUE(A.Walk.HasError);
+  EXPECT_EQ(ts_node_start_byte(A.Walk.FirstError) > 0, true);
+  Analyzed B("x = 1\n");
+  EXPECT_FALSE(B.Walk.HasError);
+}
+
+} // namespace
+} // namespace torchlint
