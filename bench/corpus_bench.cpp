@@ -1,0 +1,354 @@
+// Corpus benchmark: bare tree-sitter parse time against torchlint's full per-file analysis
+// on the same in-memory files, on one thread and on all cores, and the ratio of the two.
+#include "Rules.h"
+#include "driver/Driver.h"
+#include "lint/Linter.h"
+#include "parse/Tree.h"
+
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Format.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/ThreadPool.h>
+#include <llvm/Support/Threading.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace torchlint;
+namespace cl = llvm::cl;
+namespace json = llvm::json;
+
+namespace {
+
+cl::OptionCategory Options("torchlint_bench options");
+cl::list<std::string> Roots(cl::Positional, cl::desc("<folders or .py files>"), cl::OneOrMore, cl::cat(Options));
+cl::opt<unsigned> Repeat("repeat", cl::desc("Timed rounds over all phases; each phase's median is reported"),
+                         cl::init(5), cl::cat(Options));
+cl::opt<unsigned> Jobs("jobs", cl::desc("Threads for the parallel phases (0: all cores)"), cl::init(0),
+                       cl::cat(Options));
+cl::opt<bool> Json("json", cl::desc("Print the results as JSON"), cl::cat(Options));
+cl::opt<bool> Check("check",
+                    cl::desc("Run each phase once and check the results agree across thread counts; "
+                             "for tests, makes no claim about time"),
+                    cl::cat(Options));
+
+struct Input {
+  std::string Path;
+  std::string Text;
+};
+
+struct Corpus {
+  std::vector<Input> Files;
+  uint64_t Bytes = 0;
+  size_t SkippedUnlintable = 0; // NUL bytes or too large (checkLintable)
+  size_t SkippedUtf8 = 0;       // not valid UTF-8 (SourceFile::firstInvalidUtf8)
+  size_t Unreadable = 0;
+};
+
+bool isPython(llvm::StringRef P) { return llvm::sys::path::extension(P) == ".py"; }
+
+// Every .py file under the roots, sorted, each once. Symlinked folders are not entered
+// (no cycles, no file counted twice); symlinked files are read.
+std::vector<std::string> collect(const std::vector<std::string> &Roots) {
+  std::set<std::string> Paths;
+  for (const auto &Root : Roots) {
+    if (llvm::sys::fs::is_regular_file(Root)) {
+      Paths.insert(Root);
+      continue;
+    }
+    std::error_code EC;
+    for (llvm::sys::fs::recursive_directory_iterator It(Root, EC, /*follow_symlinks=*/false), End;
+         It != End && !EC; It.increment(EC)) {
+      if (isPython(It->path()) && llvm::sys::fs::is_regular_file(It->path()))
+        Paths.insert(It->path());
+    }
+    if (EC)
+      llvm::errs() << "corpus_bench: warning: " << Root << ": " << EC.message() << "\n";
+  }
+  return {Paths.begin(), Paths.end()};
+}
+
+// Reads everything before any timing starts; skips what the driver would skip, for the
+// same reasons.
+Corpus load(const std::vector<std::string> &Paths) {
+  Corpus C;
+  for (const auto &P : Paths) {
+    auto Buf = llvm::MemoryBuffer::getFile(P, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buf) {
+      ++C.Unreadable;
+      continue;
+    }
+    std::string Text = (*Buf)->getBuffer().str();
+    if (!checkLintable(Text).empty()) {
+      ++C.SkippedUnlintable;
+      continue;
+    }
+    if (SourceFile(P, Text).firstInvalidUtf8()) {
+      ++C.SkippedUtf8;
+      continue;
+    }
+    C.Bytes += Text.size();
+    C.Files.push_back({P, std::move(Text)});
+  }
+  return C;
+}
+
+// What one pass over the corpus produced, to check runs agree and to keep the work observable.
+struct PassResult {
+  uint64_t Findings = 0;
+  uint64_t FilesWithParseErrors = 0; // parse passes only
+  friend bool operator==(const PassResult &, const PassResult &) = default;
+};
+
+using PerFile = std::function<PassResult(const Input &)>;
+
+PassResult parseOnly(const Input &In) {
+  TreePtr T = parsePython(In.Text);
+  PassResult R;
+  R.FilesWithParseErrors = T && ts_node_has_error(ts_tree_root_node(T.get()));
+  return R;
+}
+
+// The driver's per-file path after the read: checks, line index, UTF-8 check, parse, lint.
+PerFile lintWith(const Linter &L, const LintSettings &S) {
+  return [&L, &S](const Input &In) {
+    FileOutcome O = lintSource(In.Path, In.Text, L, S);
+    PassResult R;
+    R.Findings = O.Diagnostics.size();
+    return R;
+  };
+}
+
+PassResult runSerial(const Corpus &C, const PerFile &F) {
+  PassResult Sum;
+  for (const auto &In : C.Files) {
+    PassResult R = F(In);
+    Sum.Findings += R.Findings;
+    Sum.FilesWithParseErrors += R.FilesWithParseErrors;
+  }
+  return Sum;
+}
+
+// The engine's scheme (driver/Driver.cpp): a pool and a shared counter, so one big file
+// never holds up a whole chunk.
+PassResult runParallel(llvm::ThreadPool &Pool, unsigned Threads, const Corpus &C, const PerFile &F) {
+  std::atomic<size_t> Next{0};
+  std::vector<PassResult> PerThread(Threads);
+  for (unsigned T = 0; T < Threads; ++T)
+    Pool.async([&, T] {
+      PassResult Local;
+      for (size_t I; (I = Next.fetch_add(1)) < C.Files.size();) {
+        PassResult R = F(C.Files[I]);
+        Local.Findings += R.Findings;
+        Local.FilesWithParseErrors += R.FilesWithParseErrors;
+      }
+      PerThread[T] = Local;
+    });
+  Pool.wait();
+  PassResult Sum;
+  for (auto &R : PerThread) {
+    Sum.Findings += R.Findings;
+    Sum.FilesWithParseErrors += R.FilesWithParseErrors;
+  }
+  return Sum;
+}
+
+struct Measurement {
+  std::string Name;
+  unsigned Threads = 1;
+  double Median = 0, Best = 0; // seconds
+  PassResult Result;
+};
+
+struct Phase {
+  std::string Name;
+  unsigned Threads;
+  std::function<PassResult()> Pass;
+};
+
+// Runs the phases round-robin, \p Runs rounds, so load that drifts during the benchmark
+// (a shared machine) touches every phase alike; reports each phase's median and best time.
+std::vector<Measurement> measureAll(const std::vector<Phase> &Phases, unsigned Runs) {
+  std::vector<std::vector<double>> Times(Phases.size());
+  std::vector<Measurement> Ms(Phases.size());
+  for (unsigned Round = 0; Round < Runs; ++Round)
+    for (size_t P = 0; P < Phases.size(); ++P) {
+      auto Start = std::chrono::steady_clock::now();
+      PassResult R = Phases[P].Pass();
+      Times[P].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count());
+      if (Round == 0) {
+        Ms[P].Name = Phases[P].Name;
+        Ms[P].Threads = Phases[P].Threads;
+        Ms[P].Result = R;
+      } else if (!(R == Ms[P].Result)) {
+        llvm::errs() << "corpus_bench: error: " << Phases[P].Name << " gave different results in round "
+                     << Round + 1 << "\n";
+        std::exit(1);
+      }
+    }
+  for (size_t P = 0; P < Phases.size(); ++P) {
+    auto &T = Times[P];
+    std::sort(T.begin(), T.end());
+    Ms[P].Median = T.size() % 2 ? T[T.size() / 2] : (T[T.size() / 2 - 1] + T[T.size() / 2]) / 2;
+    Ms[P].Best = T.front();
+  }
+  return Ms;
+}
+
+LintSettings settings(const Registry &R, bool All) {
+  LintSettings S;
+  for (auto &Ru : R.rules())
+    if (All || Ru->info().DefaultOn)
+      S.Enabled.emplace_back(Ru->info().Code);
+  std::sort(S.Enabled.begin(), S.Enabled.end());
+  return S;
+}
+
+double mbps(uint64_t Bytes, double Seconds) { return Seconds > 0 ? Bytes / 1e6 / Seconds : 0; }
+double overheadPercent(double Lint, double Parse) { return Parse > 0 ? (Lint / Parse - 1) * 100 : 0; }
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(Options);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "torchlint corpus benchmark: tree-sitter parse time vs full analysis time\n");
+  if (Repeat == 0)
+    Repeat = 1;
+  unsigned Runs = Check ? 1 : Repeat;
+
+  std::vector<std::string> RootList(Roots.begin(), Roots.end());
+  auto Paths = collect(RootList);
+  Corpus C = load(Paths);
+  if (C.Files.empty()) {
+    llvm::errs() << "corpus_bench: error: no lintable .py files under the given roots\n";
+    return 1;
+  }
+
+  const Registry &Reg = rules::registry();
+  Linter L(Reg);
+  LintSettings Default = settings(Reg, false), All = settings(Reg, true);
+  PerFile LintDefault = lintWith(L, Default), LintAll = lintWith(L, All);
+
+  unsigned Cores = llvm::hardware_concurrency().compute_thread_count();
+  unsigned Threads = Jobs ? Jobs.getValue() : Cores;
+  // One pool for every parallel pass: its threads keep their tree-sitter parsers.
+  llvm::ThreadPool Pool(llvm::hardware_concurrency(Threads));
+
+  // Untimed warm-up (pages in the code, grows the parsers' and allocator's buffers) that
+  // also notes which files tree-sitter cannot fully parse.
+  std::vector<char> HasError(C.Files.size());
+  runParallel(Pool, Threads, C, [&](const Input &In) {
+    PassResult R = parseOnly(In);
+    HasError[&In - C.Files.data()] = R.FilesWithParseErrors != 0;
+    return Check ? R : LintAll(In);
+  });
+  std::vector<std::string> ErrorFiles;
+  for (size_t I = 0; I < C.Files.size(); ++I)
+    if (HasError[I])
+      ErrorFiles.push_back(C.Files[I].Path);
+
+  auto Serial = [&](const PerFile &F) { return [&C, &F] { return runSerial(C, F); }; };
+  auto Parallel = [&](const PerFile &F) { return [&Pool, Threads, &C, &F] { return runParallel(Pool, Threads, C, F); }; };
+  PerFile Parse = parseOnly;
+  std::vector<Measurement> Ms = measureAll({{"parse", 1, Serial(Parse)},
+                                            {"lint-default", 1, Serial(LintDefault)},
+                                            {"lint-all", 1, Serial(LintAll)},
+                                            {"parse", Threads, Parallel(Parse)},
+                                            {"lint-default", Threads, Parallel(LintDefault)},
+                                            {"lint-all", Threads, Parallel(LintAll)}},
+                                           Runs);
+
+  // Results must not depend on the thread count.
+  for (size_t I = 0; I < 3; ++I)
+    if (!(Ms[I].Result == Ms[I + 3].Result)) {
+      llvm::errs() << "corpus_bench: error: " << Ms[I].Name << " differs between 1 and " << Threads
+                   << " threads\n";
+      return 1;
+    }
+
+  // Lint time over parse time at the same thread count, from the medians and from the bests
+  // (on a shared machine the best is the one least disturbed by others' work).
+  struct Ratio {
+    std::string Name;
+    unsigned Threads;
+    double Median, Best;
+  };
+  std::vector<Ratio> Ratios;
+  for (size_t Lint : {1, 2, 4, 5}) {
+    const Measurement &P = Ms[Lint < 3 ? 0 : 3], &M = Ms[Lint];
+    Ratios.push_back({M.Name, M.Threads, overheadPercent(M.Median, P.Median), overheadPercent(M.Best, P.Best)});
+  }
+
+  if (Json) {
+    json::Array Phases, Overheads;
+    for (const auto &M : Ms)
+      Phases.push_back(json::Object{{"phase", M.Name},
+                                    {"threads", M.Threads},
+                                    {"median_s", M.Median},
+                                    {"best_s", M.Best},
+                                    {"mb_per_s", mbps(C.Bytes, M.Median)},
+                                    {"files_per_s", M.Median > 0 ? C.Files.size() / M.Median : 0.0},
+                                    {"findings", static_cast<int64_t>(M.Result.Findings)},
+                                    {"files_with_parse_errors", static_cast<int64_t>(M.Result.FilesWithParseErrors)}});
+    for (const auto &R : Ratios)
+      Overheads.push_back(json::Object{
+          {"phase", R.Name}, {"threads", R.Threads}, {"percent_median", R.Median}, {"percent_best", R.Best}});
+    json::Object Out{{"roots", json::Array(RootList)},
+                     {"files", static_cast<int64_t>(C.Files.size())},
+                     {"bytes", static_cast<int64_t>(C.Bytes)},
+                     {"skipped_unlintable", static_cast<int64_t>(C.SkippedUnlintable)},
+                     {"skipped_invalid_utf8", static_cast<int64_t>(C.SkippedUtf8)},
+                     {"unreadable", static_cast<int64_t>(C.Unreadable)},
+                     {"threads", Threads},
+                     {"cores", Cores},
+                     {"runs", Runs},
+                     {"grammar", std::string(grammarVersion())},
+                     {"rules_default", static_cast<int64_t>(Default.Enabled.size())},
+                     {"rules_all", static_cast<int64_t>(All.Enabled.size())},
+                     {"parse_error_files", json::Array(ErrorFiles)},
+                     {"phases", std::move(Phases)},
+                     {"overhead", std::move(Overheads)}};
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(Out))) << "\n";
+    return 0;
+  }
+
+  llvm::raw_ostream &OS = llvm::outs();
+  OS << "torchlint corpus benchmark" << (Check ? " (--check: one run each, times not meaningful)" : "") << "\n";
+  OS << "roots:  ";
+  for (const auto &R : RootList)
+    OS << R << " ";
+  OS << "\n";
+  OS << "corpus: " << C.Files.size() << " files, " << llvm::format("%.2f", C.Bytes / 1e6) << " MB; skipped "
+     << C.SkippedUnlintable << " (NUL bytes or too large), " << C.SkippedUtf8 << " (not valid UTF-8), "
+     << C.Unreadable << " unreadable\n";
+  OS << "rules:  " << Default.Enabled.size() << " default-on, " << All.Enabled.size()
+     << " in all; grammar tree-sitter-python " << grammarVersion() << "\n";
+  OS << "runs:   " << Runs << " rounds, phases interleaved, median reported; " << Threads << " threads on " << Cores << " cores\n\n";
+  OS << "phase          threads   median s     best s      MB/s    files/s   findings\n";
+  for (const auto &M : Ms)
+    OS << llvm::format("%-14s %7u %10.3f %10.3f %9.2f %10.0f %10s\n", M.Name.c_str(), M.Threads, M.Median, M.Best,
+                       mbps(C.Bytes, M.Median), M.Median > 0 ? C.Files.size() / M.Median : 0.0,
+                       M.Name == "parse" ? "-" : std::to_string(M.Result.Findings).c_str());
+  OS << "\noverhead of analysis over the bare parse (lint time / parse time - 1):\n";
+  for (const auto &R : Ratios)
+    OS << llvm::format("  %-14s %3u thread(s): %+7.1f%% (medians)  %+7.1f%% (bests)\n", R.Name.c_str(), R.Threads,
+                       R.Median, R.Best);
+  OS << "\nspeed-up on " << Threads
+     << " threads: parse " << llvm::format("%.2fx", Ms[3].Median > 0 ? Ms[0].Median / Ms[3].Median : 0.0)
+     << ", lint " << llvm::format("%.2fx", Ms[4].Median > 0 ? Ms[1].Median / Ms[4].Median : 0.0) << "\n";
+  OS << "files tree-sitter does not fully parse: " << ErrorFiles.size() << "\n";
+  for (size_t I = 0; I < ErrorFiles.size() && I < 10; ++I)
+    OS << "  " << ErrorFiles[I] << "\n";
+  return 0;
+}
