@@ -10,13 +10,13 @@ namespace torchlint {
 
 Linter::Linter(const Registry &R) : Reg(R), BySymbol(ts_language_symbol_count(pythonLanguage())) {
   const TSLanguage *L = pythonLanguage();
-  for (auto &Rule : R.rules())
-    for (std::string_view K : Rule->nodeKinds()) {
+  for (uint32_t I = 0; I < R.rules().size(); ++I)
+    for (std::string_view K : R.rules()[I]->nodeKinds()) {
       Wanted.add(K);
       for (uint32_t S = 0; S < BySymbol.size(); ++S)
         if (K == ts_language_symbol_name(L, static_cast<TSSymbol>(S)) &&
             ts_language_symbol_type(L, static_cast<TSSymbol>(S)) == TSSymbolTypeRegular)
-          BySymbol[S].push_back(Rule.get());
+          BySymbol[S].push_back(I);
     }
 }
 
@@ -66,12 +66,15 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   WalkResult W = walkFile(Root, Model, Wanted);
 
   RuleContext Ctx(File, Model, S, Out);
+  std::vector<char> On(Reg.rules().size());
+  for (size_t I = 0; I < On.size(); ++I)
+    On[I] = S.enabled(Reg.rules()[I]->info().Code);
   for (const NodeRef &N : W.Nodes) {
-    for (const Rule *R : BySymbol[ts_node_symbol(N.Node)]) {
-      if (!S.enabled(R->info().Code))
+    for (uint32_t I : BySymbol[ts_node_symbol(N.Node)]) {
+      if (!On[I])
         continue;
-      Ctx.setRule(R);
-      R->check(N, Ctx);
+      Ctx.setRule(Reg.rules()[I].get());
+      Reg.rules()[I]->check(N, Ctx);
     }
   }
 

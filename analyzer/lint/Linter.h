@@ -30,7 +30,7 @@ public:
 private:
   const Registry &Reg;
   KindSet Wanted;
-  std::vector<std::vector<const Rule *>> BySymbol;
+  std::vector<std::vector<uint32_t>> BySymbol; // rule indices per grammar symbol
 };
 
 void sortDiagnostics(std::vector<Diagnostic> &Diags);

@@ -50,4 +50,16 @@ Diagnostic &RuleContext::report(TextRange At, std::string Message) {
   return Out.back();
 }
 
+const CallFacts *RuleContext::call(TSNode Call) {
+  if (!ts_node_is_null(CachedCall) && ts_node_eq(CachedCall, Call))
+    return Cached ? &*Cached : nullptr;
+  CachedCall = Call;
+  Cached.reset();
+  if (auto A = callArgs(Call, Model.text())) {
+    std::string Q = Model.qualifiedName(A->Callee);
+    Cached = CallFacts{std::move(*A), std::move(Q)};
+  }
+  return Cached ? &*Cached : nullptr;
+}
+
 } // namespace torchlint

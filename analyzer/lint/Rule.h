@@ -3,6 +3,7 @@
 #pragma once
 
 #include "diag/Diagnostic.h"
+#include "parse/Tree.h"
 #include "semantic/SemanticModel.h"
 #include "source/SourceFile.h"
 
@@ -72,6 +73,12 @@ private:
   std::vector<std::unique_ptr<Rule>> Rules;
 };
 
+/// What rules ask of a call, computed once per call node however many rules ask.
+struct CallFacts {
+  CallArgs Args;
+  std::string Qualified; // the callee's qualified name, or empty
+};
+
 class RuleContext {
 public:
   RuleContext(const SourceFile &File, const SemanticModel &Model, const LintSettings &Settings,
@@ -91,12 +98,18 @@ public:
 
   void setRule(const Rule *R) { Current = R; }
 
+  /// The parts and qualified callee of \p Call (a `call` node), memoised for the node the
+  /// dispatcher is on; null for calls with a generator argument.
+  const CallFacts *call(TSNode Call);
+
 private:
   const SourceFile &File;
   const SemanticModel &Model;
   const LintSettings &Settings;
   std::vector<Diagnostic> &Out;
   const Rule *Current = nullptr;
+  TSNode CachedCall{};
+  std::optional<CallFacts> Cached;
 };
 
 } // namespace torchlint

@@ -3,6 +3,7 @@
 
 #include <cassert>
 #include <cstdlib>
+#include <unordered_map>
 
 namespace torchlint {
 
@@ -37,7 +38,19 @@ TreePtr parsePython(std::string_view Text, const TSTree *Old) {
 }
 
 TSNode field(TSNode N, std::string_view Name) {
-  return ts_node_child_by_field_name(N, Name.data(), static_cast<uint32_t>(Name.size()));
+  // tree-sitter looks field names up linearly; resolve each name to its id once.
+  static const std::unordered_map<std::string_view, TSFieldId> Ids = [] {
+    std::unordered_map<std::string_view, TSFieldId> M;
+    const TSLanguage *L = pythonLanguage();
+    for (TSFieldId I = 1, E = static_cast<TSFieldId>(ts_language_field_count(L)); I <= E; ++I)
+      if (const char *Name = ts_language_field_name_for_id(L, I))
+        M.emplace(Name, I);
+    return M;
+  }();
+  auto It = Ids.find(Name);
+  if (It == Ids.end() || ts_node_is_null(N))
+    return TSNode{};
+  return ts_node_child_by_field_id(N, It->second);
 }
 
 std::vector<TSNode> namedChildren(TSNode N) {
@@ -108,23 +121,36 @@ TSNode CallArgs::arg(std::string_view Name, size_t Index) const {
 std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {
   if (!is(Call, "call"))
     return std::nullopt;
+  static const TSSymbol KeywordSym = symbolFor("keyword_argument");
+  static const TSSymbol ListSplatSym = symbolFor("list_splat");
+  static const TSSymbol DictSplatSym = symbolFor("dictionary_splat");
+  static const TSSymbol CommentSym = symbolFor("comment");
   CallArgs A;
-  A.Callee = field(Call, "function");
-  A.ArgList = field(Call, "arguments");
+  // Children by index, not by field: tree-sitter 0.20's field look-up and cursor steps
+  // cost several times more than these two reads.
+  if (ts_node_child_count(Call) == 2) { // function, arguments
+    A.Callee = ts_node_child(Call, 0);
+    A.ArgList = ts_node_child(Call, 1);
+  } else {
+    A.Callee = field(Call, "function");
+    A.ArgList = field(Call, "arguments");
+  }
   if (!is(A.ArgList, "argument_list"))
     return std::nullopt;
   for (uint32_t I = 0, E = ts_node_named_child_count(A.ArgList); I < E; ++I) {
     TSNode C = ts_node_named_child(A.ArgList, I);
-    std::string_view K = kind(C);
-    if (K == "keyword_argument") {
-      TSNode Name = field(C, "name"), Value = field(C, "value");
+    TSSymbol S = ts_node_symbol(C);
+    if (S == KeywordSym) {
+      bool Plain = ts_node_child_count(C) == 3; // name, "=", value
+      TSNode Name = Plain ? ts_node_child(C, 0) : field(C, "name");
+      TSNode Value = Plain ? ts_node_child(C, 2) : field(C, "value");
       if (!ts_node_is_null(Name) && !ts_node_is_null(Value)) {
         A.Keywords.emplace_back(Text(Name), Value);
         A.KeywordNodes.push_back(C);
       }
-    } else if (K == "list_splat" || K == "dictionary_splat") {
+    } else if (S == ListSplatSym || S == DictSplatSym) {
       A.HasSplat = true;
-    } else if (K != "comment") {
+    } else if (S != CommentSym) {
       A.Positional.push_back(C);
     }
   }
@@ -134,6 +160,16 @@ std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {
 std::optional<AttributeParts> attributeParts(TSNode N, const NodeText &Text) {
   if (!is(N, "attribute"))
     return std::nullopt;
+  // The object is the first child and the name is the text after its dot: reading that
+  // is far cheaper than the field map. Comments or line continuations need the tree.
+  TSNode First = ts_node_child(N, 0);
+  std::string_view Whole = Text(N), ObjText = Text(First);
+  if (!ts_node_is_null(First) && ts_node_start_byte(First) == ts_node_start_byte(N) && ObjText.size() < Whole.size()) {
+    std::string_view Rest = Whole.substr(ObjText.size());
+    if (!Rest.empty() && Rest[0] == '.' && Rest.find_first_of(" \t\r\n#\\", 1) == std::string_view::npos &&
+        Rest.size() > 1)
+      return AttributeParts{First, Rest.substr(1)};
+  }
   TSNode Obj = field(N, "object"), Attr = field(N, "attribute");
   if (ts_node_is_null(Obj) || ts_node_is_null(Attr))
     return std::nullopt;

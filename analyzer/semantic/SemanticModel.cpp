@@ -2,6 +2,7 @@
 #include "semantic/SemanticModel.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace torchlint {
 
@@ -41,6 +42,26 @@ bool isDatasetBase(std::string_view Q) {
 }
 
 std::string SemanticModel::qualifiedName(TSNode Expr) const {
+  // Fast path on the text when it is a plain dotted name (`T.nn.Linear`): most callees'
+  // roots (`self`, `x`) are not imports, and then nothing else needs reading.
+  std::string_view T = Text(Expr);
+  bool Plain = !T.empty();
+  for (char C : T)
+    if (!(std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '.' || static_cast<unsigned char>(C) >= 0x80)) {
+      Plain = false;
+      break;
+    }
+  if (Plain && (is(Expr, "attribute") || is(Expr, "identifier"))) {
+    size_t Dot = T.find('.');
+    auto It = Imports.find(T.substr(0, Dot));
+    if (It == Imports.end())
+      return {};
+    if (Dot == std::string_view::npos)
+      return It->second;
+    std::string Q = It->second;
+    Q.append(T.substr(Dot));
+    return Q;
+  }
   std::vector<std::string_view> Parts;
   TSNode Cur = Expr;
   while (is(Cur, "attribute")) {
@@ -66,8 +87,14 @@ std::string SemanticModel::qualifiedName(TSNode Expr) const {
 bool SemanticModel::refersTo(TSNode Expr, std::string_view Q) const {
   // Cheap pre-check on the last component before building the qualified name.
   if (is(Expr, "attribute")) {
-    auto P = attributeParts(Expr, Text);
-    if (!P || P->Name != lastComponent(Q))
+    // The attribute's name ends its text: compare that before touching the tree.
+    std::string_view T = Text(Expr), Last = lastComponent(Q);
+    if (!endsWith(T, Last))
+      return false;
+    T.remove_suffix(Last.size());
+    while (!T.empty() && (T.back() == ' ' || T.back() == '\n' || T.back() == '\r' || T.back() == '\t' || T.back() == '\\'))
+      T.remove_suffix(1);
+    if (T.empty() || T.back() != '.')
       return false;
   } else if (is(Expr, "identifier")) {
     auto It = Imports.find(Text(Expr));

@@ -37,6 +37,38 @@ std::string_view lastName(std::string_view Dotted) {
   return Dot == std::string_view::npos ? Dotted : Dotted.substr(Dot + 1);
 }
 
+/// The node kinds the walker itself acts on, by grammar symbol (string compares per node
+/// would cost more than the parse).
+enum class WK : uint8_t {
+  Other, If, Elif, Ternary, Assert, ExpressionStatement, Assignment, DefaultParameter, Decorated,
+  Function, Class, Lambda, Import, ImportFrom, Call, String
+};
+
+WK kindOf(TSSymbol Sym) {
+  static const std::vector<WK> Table = [] {
+    const TSLanguage *L = pythonLanguage();
+    std::vector<WK> T(ts_language_symbol_count(L), WK::Other);
+    const std::pair<const char *, WK> Names[] = {
+        {"if_statement", WK::If}, {"elif_clause", WK::Elif}, {"conditional_expression", WK::Ternary},
+        {"assert_statement", WK::Assert}, {"expression_statement", WK::ExpressionStatement},
+        {"assignment", WK::Assignment}, {"default_parameter", WK::DefaultParameter},
+        {"typed_default_parameter", WK::DefaultParameter}, {"decorated_definition", WK::Decorated},
+        {"function_definition", WK::Function}, {"class_definition", WK::Class}, {"lambda", WK::Lambda},
+        {"import_statement", WK::Import}, {"import_from_statement", WK::ImportFrom}, {"call", WK::Call},
+        {"string", WK::String}};
+    for (uint32_t S = 0; S < T.size(); ++S) {
+      if (ts_language_symbol_type(L, static_cast<TSSymbol>(S)) != TSSymbolTypeRegular)
+        continue;
+      std::string_view Name = ts_language_symbol_name(L, static_cast<TSSymbol>(S));
+      for (auto &[N, K] : Names)
+        if (Name == N)
+          T[S] = K;
+    }
+    return T;
+  }();
+  return Sym < Table.size() ? Table[Sym] : WK::Other;
+}
+
 enum class Special : uint8_t { None, GuardIf, GuardTernary, ChoiceAssign, ChoiceDefault, GuardDecorated };
 
 struct Frame {
@@ -51,6 +83,7 @@ struct Frame {
   bool InError;
   bool ExitGuard; // this statement guards the siblings after it
   bool SetsDevice; // this statement chooses the process's CUDA device for the siblings after it
+  bool Leaf;       // nothing below matters (a string without interpolation)
 };
 
 bool endsInExit(TSNode Block, const NodeText &Text) {
@@ -103,13 +136,14 @@ public:
   }
 
   void run(TSNode Root) {
+    AnyError = ts_node_has_error(Root);
     M.addScope(Scope{ScopeKind::Module, TSNode{}, -1, -1, {}, RoleNone});
     TSTreeCursor C = ts_tree_cursor_new(Root);
     Stack.push_back(enter(ts_tree_cursor_current_node(&C), nullptr, nullptr));
     while (true) {
-      if (ts_tree_cursor_goto_first_child(&C)) {
+      if (!Stack.back().Leaf && ts_tree_cursor_goto_first_child(&C)) {
         Frame &P = Stack.back();
-        Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, ts_tree_cursor_current_field_name(&C)));
+        Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, fieldName(C, P)));
         continue;
       }
       // Leave nodes until one has a next sibling.
@@ -126,7 +160,7 @@ public:
           ++Stack.back().SiblingSet;
         if (ts_tree_cursor_goto_next_sibling(&C)) {
           Frame &P = Stack.back();
-          Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, ts_tree_cursor_current_field_name(&C)));
+          Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, fieldName(C, P)));
           break;
         }
         ts_tree_cursor_goto_parent(&C);
@@ -135,8 +169,13 @@ public:
   }
 
 private:
+  /// Only a few parents care which field a child is in; asking costs a look-up per node.
+  static const char *fieldName(TSTreeCursor &C, const Frame &Parent) {
+    return Parent.Kind == Special::None ? nullptr : ts_tree_cursor_current_field_name(&C);
+  }
+
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false};
+    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false};
     std::string_view Field = FieldName ? FieldName : "";
     if (P) {
       F.Scope = P->Scope;
@@ -175,13 +214,15 @@ private:
     }
 
     TSSymbol Sym = ts_node_symbol(N);
-    if (Sym == static_cast<TSSymbol>(-1) /* ERROR */ || ts_node_is_missing(N)) {
+    if (AnyError && (Sym == static_cast<TSSymbol>(-1) /* ERROR */ || ts_node_is_missing(N))) {
       if (!R.HasError) {
         R.HasError = true;
         R.FirstError = N;
       }
       F.InError = true;
     }
+    if (ts_node_child_count(N) == 0)
+      F.Leaf = true; // saves the cursor a failed descent
     if (!ts_node_is_named(N))
       return F;
     if (CommentKind.contains(Sym)) {
@@ -189,25 +230,32 @@ private:
       return F;
     }
 
-    std::string_view K = kind(N);
-    if (K == "if_statement" || K == "elif_clause") {
+    switch (kindOf(Sym)) {
+    case WK::If:
+    case WK::Elif: {
       TSNode Cond = field(N, "condition");
       if (!ts_node_is_null(Cond) && mentionsAccelerator(Text(Cond))) {
         F.Kind = Special::GuardIf;
         TSNode Body = field(N, "consequence");
-        F.ExitGuard = K == "if_statement" && !ts_node_is_null(Body) && endsInExit(Body, Text);
+        F.ExitGuard = kindOf(Sym) == WK::If && !ts_node_is_null(Body) && endsInExit(Body, Text);
       }
-    } else if (K == "conditional_expression") {
+      break;
+    }
+    case WK::Ternary:
       if (ts_node_named_child_count(N) == 3 && mentionsAccelerator(Text(ts_node_named_child(N, 1))))
         F.Kind = Special::GuardTernary;
-    } else if (K == "assert_statement") {
+      break;
+    case WK::Assert:
       F.ExitGuard = mentionsAccelerator(Text(N));
-    } else if (K == "expression_statement" && ts_node_named_child_count(N) == 1 &&
-               is(ts_node_named_child(N, 0), "call")) {
-      // After `torch.cuda.set_device(rank)`, `.cuda()` means the device that was chosen.
-      std::string_view Callee = Text(field(ts_node_named_child(N, 0), "function"));
-      F.SetsDevice = Callee.size() >= 15 && Callee.substr(Callee.size() - 15) == "cuda.set_device";
-    } else if (K == "assignment") {
+      break;
+    case WK::ExpressionStatement:
+      if (ts_node_named_child_count(N) == 1 && is(ts_node_named_child(N, 0), "call")) {
+        // After `torch.cuda.set_device(rank)`, `.cuda()` means the device that was chosen.
+        std::string_view Callee = Text(field(ts_node_named_child(N, 0), "function"));
+        F.SetsDevice = Callee.size() >= 15 && Callee.substr(Callee.size() - 15) == "cuda.set_device";
+      }
+      break;
+    case WK::Assignment: {
       TSNode Left = field(N, "left");
       if (is(Left, "identifier") || is(Left, "attribute")) {
         std::string_view L = Text(Left);
@@ -217,16 +265,20 @@ private:
         if (L == "pytestmark" && mentionsAccelerator(Text(field(N, "right"))))
           F.ExitGuard = true;
       }
-    } else if (K == "default_parameter" || K == "typed_default_parameter") {
+      break;
+    }
+    case WK::DefaultParameter:
       if (isDeviceName(Text(field(N, "name"))))
         F.Kind = Special::ChoiceDefault;
-    } else if (K == "decorated_definition") {
+      break;
+    case WK::Decorated:
       for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
         TSNode D = ts_node_named_child(N, I);
         if (is(D, "decorator") && mentionsAccelerator(Text(D)))
           F.Kind = Special::GuardDecorated;
       }
-    } else if (K == "function_definition") {
+      break;
+    case WK::Function: {
       std::string_view Name = Text(field(N, "name"));
       int32_t Class = -1;
       if (M.scope(F.Scope).Kind == ScopeKind::Class)
@@ -238,7 +290,9 @@ private:
         ++F.Guard;
       if (containsNoCase(Name, "device"))
         ++F.Choice;
-    } else if (K == "class_definition") {
+      break;
+    }
+    case WK::Class: {
       ClassInfo CI;
       CI.Name = Text(field(N, "name"));
       CI.Node = N;
@@ -248,12 +302,27 @@ private:
       // A class about CUDA (CUDATestBase, GpuKernels) is its own guard, like such a function.
       if (containsNoCase(CI.Name, "cuda") || containsNoCase(CI.Name, "gpu"))
         ++F.Guard;
-    } else if (K == "lambda") {
+      break;
+    }
+    case WK::Lambda:
       F.Scope = M.addScope(Scope{ScopeKind::Lambda, N, F.Scope, -1, {}, RoleNone});
-    } else if (K == "import_statement" || K == "import_from_statement") {
-      addImports(N, K == "import_from_statement");
-    } else if (K == "call") {
+      break;
+    case WK::Import:
+    case WK::ImportFrom:
+      addImports(N, kindOf(Sym) == WK::ImportFrom);
+      break;
+    case WK::Call:
       noteCall(N, F.Scope);
+      break;
+    case WK::String: {
+      // Docstrings are a good part of the nodes; only f-strings hold code below them.
+      std::string_view T = Text(N);
+      size_t Quote = T.find_first_of("'\"");
+      F.Leaf = !AnyError && Quote != std::string_view::npos && T.substr(0, Quote).find_first_of("fF") == std::string_view::npos;
+      break;
+    }
+    case WK::Other:
+      break;
     }
 
     if (!F.InError && Wanted.contains(Sym))
@@ -299,12 +368,11 @@ private:
   }
 
   void noteCall(TSNode N, int32_t ScopeId) {
-    TSNode Callee = field(N, "function");
-    if (auto P = attributeParts(Callee, Text)) {
-      if (is(P->Object, "identifier") && Text(P->Object) == "self")
-        M.noteSelfCall(ScopeId, P->Name);
-    }
-    if (lastName(Text(Callee)) != "DataLoader")
+    // Text first: almost no call is `self.method(...)` or a DataLoader.
+    std::string_view Callee = Text(ts_node_child(N, 0));
+    if (Callee.substr(0, 5) == "self." && Callee.find_first_of(".([ \t\r\n#\\", 5) == std::string_view::npos)
+      M.noteSelfCall(ScopeId, Callee.substr(5));
+    if (lastName(Callee) != "DataLoader")
       return;
     auto A = callArgs(N, Text);
     if (!A)
@@ -320,6 +388,7 @@ private:
   WalkResult &R;
   KindSet CommentKind;
   std::vector<Frame> Stack;
+  bool AnyError = false;
 };
 
 } // namespace

@@ -112,9 +112,10 @@ public:
     const SemanticModel &M = Ctx.model();
     if (!M.inRole(N.Scope, RoleForward))
       return;
-    auto A = callArgs(N.Node, M.text());
-    if (!A)
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts)
       return;
+    const CallArgs *A = &Facts->Args;
     bool Cuda = false;
     TSNode Receiver = methodReceiver(*A, M, "to");
     if (ts_node_is_null(Receiver)) {

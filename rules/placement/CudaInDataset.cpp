@@ -65,14 +65,15 @@ public:
     const SemanticModel &M = Ctx.model();
     if (!M.inRole(N.Scope, RoleDataWorker))
       return;
-    auto A = callArgs(N.Node, M.text());
-    if (!A)
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts)
       return;
+    const CallArgs *A = &Facts->Args;
     if (!ts_node_is_null(methodReceiver(*A, M, "cuda"))) {
       report(Ctx, methodCallRange(N.Node), "`.cuda()`");
       return;
     }
-    std::string Q = M.qualifiedName(A->Callee);
+    const std::string &Q = Facts->Qualified;
     if (Q == "torch.cuda.set_device") {
       report(Ctx, RuleContext::range(N.Node), "`torch.cuda.set_device`");
       return;

@@ -71,11 +71,12 @@ public:
     const SemanticModel &M = Ctx.model();
     if (M.inRole(N.Scope, RoleDataWorker))
       return;
-    auto A = callArgs(N.Node, M.text());
-    if (!A)
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts)
       return;
+    const CallArgs *A = &Facts->Args;
 
-    std::string Q = M.qualifiedName(A->Callee);
+    const std::string &Q = Facts->Qualified;
     if (Q == "torch.device") {
       if (!plainCuda(spelledDevice(N.Node, M)) || inMapLocation(N.Node, M) || deviceOnlyInspected(N.Node, M))
         return;

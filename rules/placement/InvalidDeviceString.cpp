@@ -61,10 +61,11 @@ public:
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
-    auto A = callArgs(N.Node, M.text());
-    if (!A)
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts)
       return;
-    std::string Q = M.qualifiedName(A->Callee);
+    const CallArgs *A = &Facts->Args;
+    const std::string &Q = Facts->Qualified;
     if (Q == "torch.device") {
       if (!A->HasSplat)
         checkString(A->arg("type", 0), Ctx);

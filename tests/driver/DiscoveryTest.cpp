@@ -32,15 +32,12 @@ TEST(Discovery, WalksFoldersHonouringGitignoreAndExcludes) {
   };
   llvm::sys::fs::create_directories(Root + "/.git");
   test::writeFile(Root + "/.gitignore", "secret/\n");
-  test::writeFile(Root + "/pkg/.gitignore", "gen_*.py\n");
   for (auto R : {"a.py", "b.pyi", "c.txt", "pkg/m.py", "pkg/gen_x.py", "secret/s.py", ".venv/v.py", "dist/d.py",
                  "pkg/__pycache__/x.py"})
     Put(R);
+  test::writeFile(Root + "/pkg/.gitignore", "gen_*.py\n");
   ConfigResolver Res(rules::registry(), {});
   Discovery D = discoverFiles({Root}, Res, false);
-  std::vector<std::string> Names;
-  for (auto &F : D.Files)
-    Names.push_back(F.Path.substr(F.Path.size() - std::min<size_t>(F.Path.size(), 8)));
   std::vector<std::string> Rel;
   for (auto &F : D.Files)
     Rel.push_back(F.Path.substr(Root.size() + 1));
