@@ -1,13 +1,213 @@
-// TL701 deprecated-cuda-amp: PLACEHOLDER, replaced by the real rule.
-#include "lint/Rule.h"
+// TL701 deprecated-cuda-amp: `torch.cuda.amp.autocast/GradScaler/custom_fwd/custom_bwd`,
+// deprecated since PyTorch 2.4 in favour of `torch.amp.*` with a device type.
+#include "common/Checkpoint.h"
 
 namespace torchlint::rules {
 
 namespace {
+constexpr std::string_view Doc = R"md(# TL701 deprecated-cuda-amp
+
+## What it does
+Flags calls of `torch.cuda.amp.autocast`, `torch.cuda.amp.GradScaler`,
+`torch.cuda.amp.custom_fwd` and `torch.cuda.amp.custom_bwd` (also reached through
+`torch.cuda.amp.autocast_mode` / `grad_scaler`, or through an import alias), and their use
+as bare decorators (`@torch.cuda.amp.custom_fwd`). Names imported with
+`from torch.cuda.amp import autocast` are flagged where they are called.
+
+The rule follows `target-torch-version`: the spellings are deprecated from PyTorch 2.4, so
+with a target below 2.4 (where `torch.amp.GradScaler` and `torch.amp.custom_fwd` may not
+exist yet) it stays silent. With no target it assumes a current PyTorch.
+
+## Why is this bad?
+Since PyTorch 2.4 every call emits a `FutureWarning`, for instance
+`torch.cuda.amp.autocast(args...) is deprecated. Please use torch.amp.autocast('cuda',
+args...) instead.` (and the same for `GradScaler`, `custom_fwd(args..., device_type='cuda')`
+and `custom_bwd`): deprecated APIs are removed in a later release, and the CUDA-only
+spelling keeps the code from running on other devices.
+
+## Example
+```python
+scaler = torch.cuda.amp.GradScaler()
+with torch.cuda.amp.autocast(dtype=torch.bfloat16):
+    loss = model(x)
+```
+
+## Use instead
+```python
+scaler = torch.amp.GradScaler("cuda")
+with torch.amp.autocast("cuda", dtype=torch.bfloat16):
+    loss = model(x)
+```
+
+## Fix safety
+For calls spelled through the `torch` module (`torch.cuda.amp.autocast(...)`, `T.cuda...`),
+the fix rewrites the callee with the user's alias for `torch` and adds the device type:
+`torch.amp.autocast("cuda", ...)`, `torch.amp.GradScaler("cuda", ...)`,
+`torch.amp.custom_fwd(device_type="cuda", ...)`. Positional arguments of `autocast`
+(`enabled`, `dtype`, `cache_enabled`) become keywords, because `torch.amp.autocast` takes
+the device type first and `dtype` second. The fix is safe: the new spelling behaves the same
+(`float16` is still the default CUDA autocast type), and needs PyTorch 2.4, the version that
+deprecates the old one. No fix for names imported from `torch.cuda.amp` (the import would
+have to change too), for calls that unpack `*args`/`**kwargs`, or when `torch` is reached
+through another module alias.
+
+## When it stays silent
+- `target-torch-version` is below 2.4.
+- Compatibility code: the call sits in an `except` handler or under a condition about a
+  version or `hasattr`, or the imported name comes from a conditional import
+  (`try: from torch.amp import autocast` / `except ImportError: from torch.cuda.amp import
+  autocast`).
+- `torch.amp.autocast(...)`, `torch.autocast(...)`, `torch.cpu.amp.*`, and references that
+  are not calls (`isinstance(s, torch.cuda.amp.GradScaler)`).
+)md";
+
+enum class Api : uint8_t { None, Autocast, GradScaler, CustomFwd, CustomBwd };
+
+Api apiOf(std::string_view Q) {
+  if (Q == "torch.cuda.amp.autocast" || Q == "torch.cuda.amp.autocast_mode.autocast")
+    return Api::Autocast;
+  if (Q == "torch.cuda.amp.GradScaler" || Q == "torch.cuda.amp.grad_scaler.GradScaler")
+    return Api::GradScaler;
+  if (Q == "torch.cuda.amp.custom_fwd" || Q == "torch.cuda.amp.autocast_mode.custom_fwd")
+    return Api::CustomFwd;
+  if (Q == "torch.cuda.amp.custom_bwd" || Q == "torch.cuda.amp.autocast_mode.custom_bwd")
+    return Api::CustomBwd;
+  return Api::None;
+}
+
+std::string_view apiName(Api A) {
+  switch (A) {
+  case Api::Autocast:
+    return "autocast";
+  case Api::GradScaler:
+    return "GradScaler";
+  case Api::CustomFwd:
+    return "custom_fwd";
+  case Api::CustomBwd:
+    return "custom_bwd";
+  case Api::None:
+    break;
+  }
+  return {};
+}
+
+std::string replacement(Api A, std::string_view Torch = "torch") {
+  std::string N = std::string(Torch) + ".amp." + std::string(apiName(A));
+  if (A == Api::Autocast || A == Api::GradScaler)
+    return "`" + N + "(\"cuda\", ...)`";
+  return "`" + N + "(device_type=\"cuda\")`";
+}
+
+/// The root identifier of a dotted name.
+TSNode rootName(TSNode N, const NodeText &T) {
+  while (is(N, "attribute")) {
+    auto P = attributeParts(N, T);
+    if (!P)
+      return {};
+    N = P->Object;
+  }
+  return is(N, "identifier") ? N : TSNode{};
+}
+
+/// The first argument that is not a comment, or a null node.
+TSNode firstArgument(TSNode ArgList) {
+  for (uint32_t I = 0, E = ts_node_named_child_count(ArgList); I < E; ++I) {
+    TSNode C = ts_node_named_child(ArgList, I);
+    if (!is(C, "comment"))
+      return C;
+  }
+  return {};
+}
+
 class DeprecatedCudaAmp final : public Rule {
 public:
   using Rule::Rule;
-  std::string_view documentation() const override { return "PLACEHOLDER"; }
+  std::string_view documentation() const override { return Doc; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call", "decorator"}; }
+
+  void check(const NodeRef &N, RuleContext &Ctx) const override {
+    if (!targetAtLeast(Ctx.settings(), {2, 4}))
+      return;
+    const SemanticModel &M = Ctx.model();
+    const NodeText &T = Ctx.text();
+    TSNode Callee;
+    bool Bare = false; // `@torch.cuda.amp.custom_fwd` without a call
+    if (is(N.Node, "decorator")) {
+      if (ts_node_named_child_count(N.Node) == 0)
+        return;
+      Callee = ts_node_named_child(N.Node, 0);
+      if (!is(Callee, "attribute") && !is(Callee, "identifier"))
+        return; // calls are checked as calls
+      Bare = true;
+    } else {
+      Callee = field(N.Node, "function");
+    }
+    // Cheap first: the last name must be one of the four before any name is resolved.
+    std::string_view Last;
+    if (auto P = attributeParts(Callee, T))
+      Last = P->Name;
+    else if (is(Callee, "identifier"))
+      Last = T(Callee);
+    else
+      return;
+    if (Last != "autocast" && Last != "GradScaler" && Last != "custom_fwd" && Last != "custom_bwd" &&
+        M.importOf(Last).empty())
+      return;
+    Api A = apiOf(M.qualifiedName(Callee));
+    if (A == Api::None || (Bare && A != Api::CustomFwd && A != Api::CustomBwd))
+      return;
+    if (inVersionFallback(N.Node, T))
+      return;
+    TSNode Root = rootName(Callee, T);
+    if (ts_node_is_null(Root))
+      return;
+    std::string_view RootImport = M.importOf(T(Root));
+    if (RootImport != "torch" && conditionalImport(N.Node, T(Root), T))
+      return;
+
+    Diagnostic &D = Ctx.report(Callee, "`torch.cuda.amp." + std::string(apiName(A)) +
+                                           "` is deprecated since PyTorch 2.4; use " + replacement(A));
+    if (RootImport != "torch" || !is(Callee, "attribute"))
+      return; // an imported name: the import would have to change as well
+    std::string NewCallee = std::string(T(Root)) + ".amp." + std::string(apiName(A));
+    std::vector<Edit> Edits{{RuleContext::range(Callee), NewCallee}};
+    if (Bare) {
+      Edits[0].Replacement += "(device_type=\"cuda\")";
+    } else {
+      auto Args = callArgs(N.Node, T);
+      if (!Args || Args->HasSplat)
+        return;
+      TSNode First = firstArgument(Args->ArgList);
+      uint32_t Open = ts_node_start_byte(Args->ArgList) + 1;
+      if (A == Api::Autocast || A == Api::GradScaler) {
+        if (ts_node_is_null(First))
+          Edits.push_back({{Open, Open}, "\"cuda\""});
+        else
+          Edits.push_back({{ts_node_start_byte(First), ts_node_start_byte(First)}, "\"cuda\", "});
+        if (A == Api::Autocast) {
+          // torch.cuda.amp.autocast(enabled, dtype, cache_enabled) -> keywords.
+          static constexpr std::string_view Names[] = {"enabled", "dtype", "cache_enabled"};
+          if (Args->Positional.size() > 3)
+            return;
+          for (size_t I = 0; I < Args->Positional.size(); ++I) {
+            uint32_t At = ts_node_start_byte(Args->Positional[I]);
+            // Sharing an insertion point with "cuda": put both in one edit, in order.
+            if (I == 0 && At == ts_node_start_byte(First))
+              Edits.back().Replacement += std::string(Names[I]) + "=";
+            else
+              Edits.push_back({{At, At}, std::string(Names[I]) + "="});
+          }
+        }
+      } else if (!Args->Positional.empty()) {
+        Edits.push_back(appendArgument(*Args, T, "device_type=\"cuda\""));
+      } else if (ts_node_is_null(First)) {
+        Edits.push_back({{Open, Open}, "device_type=\"cuda\""});
+      } else {
+        Edits.push_back({{ts_node_start_byte(First), ts_node_start_byte(First)}, "device_type=\"cuda\", "});
+      }
+    }
+    D.Fix = Fix{"use " + replacement(A, T(Root)), Applicability::Safe, std::move(Edits)};
+  }
 };
 } // namespace
 

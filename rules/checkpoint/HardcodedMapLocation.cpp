@@ -1,13 +1,93 @@
-// TL302 hardcoded-map-location: PLACEHOLDER, replaced by the real rule.
-#include "lint/Rule.h"
+// TL302 hardcoded-map-location: a checkpoint loaded onto a literal CUDA device.
+#include "common/Checkpoint.h"
 
 namespace torchlint::rules {
 
 namespace {
+constexpr std::string_view Doc = R"md(# TL302 hardcoded-map-location
+
+## What it does
+Flags a literal CUDA device passed as `map_location`: `"cuda"`, `"cuda:N"`,
+`torch.device("cuda")`, `torch.device("cuda:N")` or `torch.device("cuda", N)`, to
+`torch.load` (keyword or second positional argument), `torch.jit.load` or
+`torch.hub.load_state_dict_from_url`.
+
+## Why is this bad?
+The checkpoint can then only be loaded where that device exists. On a machine without
+CUDA the load fails with `RuntimeError: Attempting to deserialize object on a CUDA device
+but torch.cuda.is_available() is False`. A literal index is worse: `"cuda:0"` sends every
+process of a distributed job, and every job under `CUDA_VISIBLE_DEVICES`, to the same GPU,
+and `"cuda:1"` fails with `invalid device ordinal` on a one-GPU machine.
+
+## Example
+```python
+state = torch.load(path, map_location="cuda:0")
+```
+
+## Use instead
+```python
+state = torch.load(path, map_location=device)  # the device the program chose
+# or load to the CPU and let load_state_dict copy to the parameters' device
+state = torch.load(path, map_location="cpu")
+```
+
+## When it stays silent
+- `map_location` is a variable, an expression (`"cuda" if torch.cuda.is_available() else
+  "cpu"`), a dictionary or a function.
+- `map_location` is the CPU or another non-CUDA device.
+- The call sits in a branch guarded by a CUDA check (`if torch.cuda.is_available():`), in
+  a function about CUDA, or in a branch of a condition about the CPU (`if args.cpu: ...
+  else: torch.load(p, map_location="cuda")`).
+)md";
+
 class HardcodedMapLocation final : public Rule {
 public:
   using Rule::Rule;
-  std::string_view documentation() const override { return "PLACEHOLDER"; }
+  std::string_view documentation() const override { return Doc; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+
+  void check(const NodeRef &N, RuleContext &Ctx) const override {
+    if (N.Flags & FlagCudaGuarded)
+      return;
+    const SemanticModel &M = Ctx.model();
+    TSNode Callee = field(N.Node, "function");
+    size_t Position;
+    if (isTorchLoad(Callee, M) || M.refersTo(Callee, "torch.jit.load"))
+      Position = 1;
+    else if (M.refersTo(Callee, "torch.hub.load_state_dict_from_url"))
+      Position = 2;
+    else
+      return;
+    auto A = callArgs(N.Node, Ctx.text());
+    if (!A)
+      return;
+    TSNode Loc = A->keyword("map_location");
+    if (ts_node_is_null(Loc)) {
+      if (A->HasSplat) // a splat before the position makes positions unknowable
+        return;
+      Loc = A->arg("map_location", Position);
+    }
+    if (ts_node_is_null(Loc))
+      return;
+    std::optional<long> Index;
+    auto Dev = literalDevice(Loc, M, &Index);
+    if (!Dev)
+      return;
+    DeviceString S = parseDeviceString(*Dev);
+    if (!S.Valid || S.Type != "cuda" || inCpuBranch(N.Node, Ctx.text()))
+      return;
+    if (!Index)
+      Index = S.Index;
+    std::string Shown(Ctx.text()(Loc));
+    if (Index)
+      Ctx.report(Loc, "`map_location=" + Shown + "` hard-codes CUDA device " + std::to_string(*Index) +
+                          ": the load fails without CUDA, and every process of a multi-GPU job lands on "
+                          "the same GPU; pass the configured device");
+    else
+      Ctx.report(Loc, "`map_location=" + Shown +
+                          "` hard-codes CUDA: the load fails on a machine without it; pass the configured "
+                          "device or `\"cpu\"`");
+  }
 };
 } // namespace
 

@@ -1,13 +1,104 @@
-// TL304 load-without-weights-only: PLACEHOLDER, replaced by the real rule.
-#include "lint/Rule.h"
+// TL304 load-without-weights-only: `torch.load` that may unpickle arbitrary objects.
+#include "common/Checkpoint.h"
 
 namespace torchlint::rules {
 
 namespace {
+constexpr std::string_view Doc = R"md(# TL304 load-without-weights-only
+
+## What it does
+Flags `torch.load` (also `torch.serialization.load`) called with `weights_only=False`, or
+without `weights_only` where the installed PyTorch may default to full unpickling.
+
+How an absent `weights_only` is judged follows `target-torch-version`:
+
+| target | absent `weights_only` | `weights_only=False` |
+| --- | --- | --- |
+| not set | warning (the version is unknown) | warning |
+| before 2.6 | warning (the default was `False`) | warning |
+| 2.6 or later | silent, unless `pickle_module` is passed | warning |
+
+From 2.6 the default is `weights_only=True`, so an absent argument is already safe there;
+with an explicit `pickle_module`, PyTorch still unpickles everything.
+
+## Why is this bad?
+`torch.load` is `pickle.load` underneath: unless `weights_only=True`, loading a file
+imports and calls whatever the file names, so a downloaded checkpoint can run arbitrary
+code on the machine that loads it. PyTorch 2.4 and 2.5 warn:
+
+```
+FutureWarning: You are using `torch.load` with `weights_only=False` (the current default
+value), which uses the default pickle module implicitly. It is possible to construct
+malicious pickle data which will execute arbitrary code during unpickling
+```
+
+PyTorch 2.6 made `weights_only=True` the default.
+
+## Example
+```python
+state = torch.load(path, map_location="cpu")
+```
+
+## Use instead
+```python
+state = torch.load(path, map_location="cpu", weights_only=True)
+```
+Files that hold other objects than tensors and plain containers can allow-list their
+classes with `torch.serialization.add_safe_globals`.
+
+## Fix safety
+The fix adds `weights_only=True` and is unsafe: a file that stores objects other than
+tensors, dictionaries, lists and primitive types (a pickled module, an `argparse.Namespace`,
+NumPy arrays on older versions) then fails to load with `UnpicklingError: Weights only load
+failed`. No fix is offered when `pickle_module` is passed (PyTorch rejects it with
+`weights_only=True`), for an explicit `weights_only=False` (a deliberate choice to
+review), or when the target is older than 1.13, which has no `weights_only`.
+
+## When it stays silent
+- `weights_only=True`, or `weights_only` set from a variable or expression.
+- The call unpacks `*args` or `**kwargs`, which may carry `weights_only`.
+- An absent `weights_only` when the file is one the same function (or module) created: a
+  name bound only to an empty `io.BytesIO()` or a `tempfile` temporary file, or its
+  `.name`. The bytes are the program's own, not a file from elsewhere.
+- `target-torch-version` is 2.6 or later and neither `weights_only` nor `pickle_module` is
+  passed.
+)md";
+
 class LoadWithoutWeightsOnly final : public Rule {
 public:
   using Rule::Rule;
-  std::string_view documentation() const override { return "PLACEHOLDER"; }
+  std::string_view documentation() const override { return Doc; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+
+  void check(const NodeRef &N, RuleContext &Ctx) const override {
+    auto L = loadCall(N.Node, Ctx.model());
+    if (!L)
+      return;
+    const LintSettings &S = Ctx.settings();
+    if (!ts_node_is_null(L->WeightsOnly)) {
+      if (boolLiteral(L->WeightsOnly) == false)
+        Ctx.report(L->WeightsOnly, "`weights_only=False` lets `torch.load` run arbitrary code stored in the file");
+      return;
+    }
+    if (L->Args.HasSplat || inProcessFile(L->Args.arg("f", 0), N.Scope, Ctx.model()))
+      return; // may pass weights_only; or reads back bytes this program just wrote
+    bool Pickle = !ts_node_is_null(L->PickleModule);
+    if (!Pickle && S.TargetTorch && *S.TargetTorch >= TorchVersion{2, 6})
+      return; // weights_only=True is the default there
+    bool HasKeyword = targetAtLeast(S, {1, 13});
+    std::string Message = Pickle ? "`torch.load` with a `pickle_module` unpickles arbitrary objects: loading an "
+                                   "untrusted file runs its code"
+                          : HasKeyword
+                              ? "`torch.load` without `weights_only=True` unpickles arbitrary objects: loading an "
+                                "untrusted file runs its code"
+                              : "`torch.load` unpickles arbitrary objects: loading an untrusted file runs its code "
+                                "(`weights_only=True` needs PyTorch 1.13)";
+    Diagnostic &D = Ctx.report(L->Args.Callee, std::move(Message));
+    if (!Pickle && HasKeyword)
+      D.Fix = Fix{"pass `weights_only=True`",
+                  Applicability::Unsafe,
+                  {appendArgument(L->Args, Ctx.text(), "weights_only=True")}};
+  }
 };
 } // namespace
 
