@@ -1,6 +1,8 @@
 // Suppression comments, in the syntax users know from Ruff and flake8.
 #include "diag/Suppressions.h"
 
+#include "source/Strings.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -10,16 +12,6 @@ namespace {
 
 bool isCodeChar(char C) { return std::isalnum(static_cast<unsigned char>(C)); }
 
-size_t findNoCase(std::string_view Hay, std::string_view Needle, size_t From) {
-  for (size_t I = From; I + Needle.size() <= Hay.size(); ++I) {
-    size_t K = 0;
-    while (K < Needle.size() && std::tolower(static_cast<unsigned char>(Hay[I + K])) == Needle[K])
-      ++K;
-    if (K == Needle.size())
-      return I;
-  }
-  return std::string_view::npos;
-}
 
 /// Reads a list of codes (separated by commas and/or spaces) starting at \p I.
 size_t readCodes(std::string_view S, size_t I, uint32_t Offset, Suppression &Out) {

@@ -1,22 +1,12 @@
 // Name resolution, class kinds and function roles for one file.
 #include "semantic/SemanticModel.h"
 
+#include "source/Strings.h"
+
 #include <algorithm>
 #include <cctype>
 
 namespace torchlint {
-
-namespace {
-bool startsWith(std::string_view S, std::string_view P) { return S.substr(0, P.size()) == P; }
-bool endsWith(std::string_view S, std::string_view P) {
-  return S.size() >= P.size() && S.substr(S.size() - P.size()) == P;
-}
-std::string_view lastComponent(std::string_view Q) {
-  size_t Dot = Q.rfind('.');
-  return Dot == std::string_view::npos ? Q : Q.substr(Dot + 1);
-}
-bool capitalized(std::string_view S) { return !S.empty() && S[0] >= 'A' && S[0] <= 'Z'; }
-} // namespace
 
 bool isModuleBase(std::string_view Q) {
   std::string_view Last = lastComponent(Q);

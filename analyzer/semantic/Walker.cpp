@@ -2,6 +2,8 @@
 // the stack). Each frame carries what its children inherit: scope, guard and choice depth.
 #include "semantic/Walker.h"
 
+#include "source/Strings.h"
+
 #include <cctype>
 
 namespace torchlint {
@@ -18,24 +20,6 @@ void KindSet::add(std::string_view Kind) {
 }
 
 namespace {
-
-bool containsNoCase(std::string_view Hay, std::string_view Needle) {
-  if (Needle.size() > Hay.size())
-    return false;
-  for (size_t I = 0; I + Needle.size() <= Hay.size(); ++I) {
-    size_t K = 0;
-    while (K < Needle.size() && std::tolower(static_cast<unsigned char>(Hay[I + K])) == Needle[K])
-      ++K;
-    if (K == Needle.size())
-      return true;
-  }
-  return false;
-}
-
-std::string_view lastName(std::string_view Dotted) {
-  size_t Dot = Dotted.rfind('.');
-  return Dot == std::string_view::npos ? Dotted : Dotted.substr(Dot + 1);
-}
 
 /// The node kinds the walker itself acts on, by grammar symbol (string compares per node
 /// would cost more than the parse).
@@ -97,7 +81,7 @@ bool endsInExit(TSNode Block, const NodeText &Text) {
   if (K == "expression_statement" && ts_node_named_child_count(Last) == 1) {
     TSNode E = ts_node_named_child(Last, 0);
     if (is(E, "call")) {
-      std::string_view Callee = lastName(Text(field(E, "function")));
+      std::string_view Callee = lastComponent(Text(field(E, "function")));
       return Callee == "exit" || Callee == "_exit" || Callee == "quit" || Callee == "skip" ||
              Callee == "skipTest" || Callee == "abort";
     }
@@ -114,7 +98,7 @@ bool mentionsAccelerator(std::string_view Text) {
 }
 
 bool isDeviceName(std::string_view Name) {
-  Name = lastName(Name);
+  Name = lastComponent(Name);
   if (containsNoCase(Name, "device") || containsNoCase(Name, "gpu") || containsNoCase(Name, "cuda"))
     return true;
   // `dev`, `dev0`, `torch_dev` but not `develop`.
@@ -372,7 +356,7 @@ private:
     std::string_view Callee = Text(ts_node_child(N, 0));
     if (Callee.substr(0, 5) == "self." && Callee.find_first_of(".([ \t\r\n#\\", 5) == std::string_view::npos)
       M.noteSelfCall(ScopeId, Callee.substr(5));
-    if (lastName(Callee) != "DataLoader")
+    if (lastComponent(Callee) != "DataLoader")
       return;
     auto A = callArgs(N, Text);
     if (!A)

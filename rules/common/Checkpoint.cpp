@@ -3,6 +3,8 @@
 // the lint stays linear however many calls ask.
 #include "common/Checkpoint.h"
 
+#include "source/Strings.h"
+
 #include <cctype>
 #include <optional>
 #include <string>
@@ -16,25 +18,6 @@ namespace {
 // A scope (or file, for imports) larger than this many statement-level nodes is not read:
 // its names count as unknown, and the rules stay silent about them.
 constexpr size_t ScanBudget = 1000000;
-
-bool startsWith(std::string_view S, std::string_view P) { return S.substr(0, P.size()) == P; }
-bool endsWith(std::string_view S, std::string_view P) {
-  return S.size() >= P.size() && S.substr(S.size() - P.size()) == P;
-}
-bool capitalized(std::string_view S) { return !S.empty() && S[0] >= 'A' && S[0] <= 'Z'; }
-
-bool containsNoCase(std::string_view Hay, std::string_view Needle) {
-  if (Needle.size() > Hay.size())
-    return false;
-  for (size_t I = 0; I + Needle.size() <= Hay.size(); ++I) {
-    size_t K = 0;
-    while (K < Needle.size() && std::tolower(static_cast<unsigned char>(Hay[I + K])) == Needle[K])
-      ++K;
-    if (K == Needle.size())
-      return true;
-  }
-  return false;
-}
 
 TSNode rootOf(TSNode N) { return ts_tree_root_node(N.tree); }
 

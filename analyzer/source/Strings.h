@@ -1,0 +1,36 @@
+// Small string helpers shared by the engine and the rules (ASCII-only case folding, as
+// Python identifiers and the keywords we look for are ASCII).
+#pragma once
+
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace torchlint {
+
+inline bool startsWith(std::string_view S, std::string_view P) { return S.substr(0, P.size()) == P; }
+inline bool endsWith(std::string_view S, std::string_view P) {
+  return S.size() >= P.size() && S.substr(S.size() - P.size()) == P;
+}
+inline bool capitalized(std::string_view S) { return !S.empty() && S[0] >= 'A' && S[0] <= 'Z'; }
+/// The part after the last dot (`torch.nn.Linear` -> `Linear`).
+inline std::string_view lastComponent(std::string_view Dotted) {
+  size_t Dot = Dotted.rfind('.');
+  return Dot == std::string_view::npos ? Dotted : Dotted.substr(Dot + 1);
+}
+/// Position of lower-case \p Needle in \p Hay ignoring case, from \p From; npos if absent.
+inline size_t findNoCase(std::string_view Hay, std::string_view Needle, size_t From = 0) {
+  for (size_t I = From; I + Needle.size() <= Hay.size(); ++I) {
+    size_t K = 0;
+    while (K < Needle.size() && std::tolower(static_cast<unsigned char>(Hay[I + K])) == Needle[K])
+      ++K;
+    if (K == Needle.size())
+      return I;
+  }
+  return std::string_view::npos;
+}
+inline bool containsNoCase(std::string_view Hay, std::string_view Needle) {
+  return findNoCase(Hay, Needle) != std::string_view::npos;
+}
+
+} // namespace torchlint
