@@ -9,6 +9,7 @@ debs=(cmake g++ make pkg-config ccache git
       libtree-sitter-dev llvm-dev libtomlplusplus-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       nodejs npm python3
+      pre-commit  # the hook's end-to-end test runs Debian's pre-commit
       libicu72)  # ICU for the SARIF validator (.NET); its test runs it without, in invariant mode
 [ "${TORCHLINT_SETUP_EXTRA:-}" ] && read -r -a extra <<<"$TORCHLINT_SETUP_EXTRA" && debs+=("${extra[@]}")
 
