@@ -30,7 +30,7 @@ const char *Version = TORCHLINT_VERSION;
 
 cl::OptionCategory CheckCat("torchlint check options");
 cl::list<std::string> Paths(cl::Positional, cl::desc("[PATHS...]"), cl::cat(CheckCat));
-cl::opt<std::string> FormatOpt("format", cl::desc("Output format: text, concise, json, sarif, github"),
+cl::opt<std::string> FormatOpt("format", cl::desc("Output format: text, concise, json, sarif, github, gitlab, junit"),
                                cl::init("text"), cl::cat(CheckCat));
 cl::list<std::string> SelectOpt("select", cl::CommaSeparated, cl::desc("Rule codes or prefixes to enable (ALL for all)"),
                                 cl::cat(CheckCat));
@@ -102,7 +102,7 @@ bool validSelectors(const Registry &R, const std::vector<std::string> &List, con
 int check(const Registry &R) {
   auto Fmt = parseFormat(FormatOpt);
   if (!Fmt)
-    return fail("--format: unknown format `" + FormatOpt + "` (text, concise, json, sarif, github)");
+    return fail("--format: unknown format `" + FormatOpt + "` (text, concise, json, sarif, github, gitlab, junit)");
   if (!validSelectors(R, SelectOpt, "select") || !validSelectors(R, IgnoreOpt, "ignore") ||
       !validSelectors(R, ExtendSelectOpt, "extend-select"))
     return ExitError;

@@ -1,5 +1,6 @@
 // Output formats: text (code frames), concise, json (Ruff's shape), sarif (2.1.0),
-// github (workflow commands). Every format reads the same outcomes and is deterministic.
+// github (workflow commands), gitlab (Code Quality), junit (XML). Every format reads
+// the same outcomes and is deterministic.
 #pragma once
 
 #include "driver/Driver.h"
@@ -13,7 +14,7 @@
 
 namespace torchlint {
 
-enum class Format { Text, Concise, Json, Sarif, Github };
+enum class Format { Text, Concise, Json, Sarif, Github, Gitlab, Junit };
 std::optional<Format> parseFormat(std::string_view Name);
 
 struct ReportOptions {
@@ -41,6 +42,10 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
                 const ReportOptions &O);
 void writeGithub(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
                  const ReportOptions &O);
+void writeGitlab(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                 const ReportOptions &O);
+void writeJunit(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
+                const ReportOptions &O);
 void writeReport(Format F, llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
                  const ReportOptions &O);
 

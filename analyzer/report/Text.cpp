@@ -21,6 +21,10 @@ std::optional<Format> parseFormat(std::string_view N) {
     return Format::Sarif;
   if (N == "github")
     return Format::Github;
+  if (N == "gitlab")
+    return Format::Gitlab;
+  if (N == "junit")
+    return Format::Junit;
   return std::nullopt;
 }
 
@@ -198,6 +202,10 @@ void writeReport(Format F, llvm::raw_ostream &OS, const std::vector<FileOutcome>
     return writeSarif(OS, Files, R, O);
   case Format::Github:
     return writeGithub(OS, Files, R, O);
+  case Format::Gitlab:
+    return writeGitlab(OS, Files, R, O);
+  case Format::Junit:
+    return writeJunit(OS, Files, R, O);
   }
 }
 
