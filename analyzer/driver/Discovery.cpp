@@ -22,29 +22,34 @@ GitIgnore::GitIgnore(std::string D, std::string_view Text) : Dir(std::move(D)) {
       Line.remove_suffix(1);
     if (Line.empty() || Line[0] == '#')
       continue;
-    Pattern P{{}, false, false, false};
+    bool Negate = false, DirOnly = false, Anchored = false;
     if (Line[0] == '!') {
-      P.Negate = true;
+      Negate = true;
       Line.remove_prefix(1);
     }
     if (!Line.empty() && Line.back() == '/') {
-      P.DirOnly = true;
+      DirOnly = true;
       Line.remove_suffix(1);
     }
     if (!Line.empty() && Line[0] == '/') {
-      P.Anchored = true;
+      Anchored = true;
       Line.remove_prefix(1);
     }
     if (Line.find('/') != std::string_view::npos)
-      P.Anchored = true;
+      Anchored = true;
     if (Line.substr(0, 3) == "**/") {
       Line.remove_prefix(3);
-      P.Anchored = Line.find('/') != std::string_view::npos;
+      Anchored = Line.find('/') != std::string_view::npos;
     }
     if (Line.empty())
       continue;
-    P.Glob = std::string(Line);
-    Patterns.push_back(std::move(P));
+    auto Owned = std::make_shared<const std::string>(Line);
+    auto G = llvm::GlobPattern::create(*Owned);
+    if (!G) { // a malformed pattern matches nothing, as git treats it
+      llvm::consumeError(G.takeError());
+      continue;
+    }
+    Patterns.push_back(Pattern{std::move(Owned), std::move(*G), Negate, DirOnly, Anchored});
   }
 }
 
@@ -58,12 +63,7 @@ int GitIgnore::match(const std::string &Abs, bool IsDir) const {
   for (const auto &P : Patterns) {
     if (P.DirOnly && !IsDir)
       continue;
-    auto G = llvm::GlobPattern::create(P.Glob);
-    if (!G) {
-      llvm::consumeError(G.takeError());
-      continue;
-    }
-    if (G->match(P.Anchored ? Rel : Base))
+    if (P.Glob.match(P.Anchored ? Rel : Base))
       Result = P.Negate ? -1 : 1;
   }
   return Result;

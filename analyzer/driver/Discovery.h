@@ -4,6 +4,8 @@
 
 #include "config/Config.h"
 
+#include <llvm/Support/GlobPattern.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,7 +35,10 @@ public:
 
 private:
   struct Pattern {
-    std::string Glob;
+    // Compiled once, as match() runs for every path walked. LLVM's GlobPattern keeps
+    // references into its text, so the text lives at a fixed address beside it.
+    std::shared_ptr<const std::string> Text; // shared: copies keep the same address
+    llvm::GlobPattern Glob;
     bool Negate, DirOnly, Anchored;
   };
   std::string Dir;

@@ -9,14 +9,11 @@
 namespace torchlint {
 
 Linter::Linter(const Registry &R) : Reg(R), BySymbol(ts_language_symbol_count(pythonLanguage())) {
-  const TSLanguage *L = pythonLanguage();
   for (uint32_t I = 0; I < R.rules().size(); ++I)
     for (std::string_view K : R.rules()[I]->nodeKinds()) {
       Wanted.add(K);
-      for (uint32_t S = 0; S < BySymbol.size(); ++S)
-        if (K == ts_language_symbol_name(L, static_cast<TSSymbol>(S)) &&
-            ts_language_symbol_type(L, static_cast<TSSymbol>(S)) == TSSymbolTypeRegular)
-          BySymbol[S].push_back(I);
+      for (TSSymbol S : symbolsNamed(K))
+        BySymbol[S].push_back(I);
     }
 }
 

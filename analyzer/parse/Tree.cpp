@@ -17,6 +17,16 @@ TSSymbol symbolFor(std::string_view Kind) {
                                      true);
 }
 
+std::vector<TSSymbol> symbolsNamed(std::string_view Kind) {
+  const TSLanguage *L = pythonLanguage();
+  std::vector<TSSymbol> Out;
+  for (uint32_t S = 0, E = ts_language_symbol_count(L); S < E; ++S)
+    if (Kind == ts_language_symbol_name(L, static_cast<TSSymbol>(S)) &&
+        ts_language_symbol_type(L, static_cast<TSSymbol>(S)) == TSSymbolTypeRegular)
+      Out.push_back(static_cast<TSSymbol>(S));
+  return Out;
+}
+
 std::string_view grammarVersion() { return TORCHLINT_GRAMMAR_VERSION; }
 
 namespace {

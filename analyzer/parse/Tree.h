@@ -16,6 +16,8 @@ namespace torchlint {
 const TSLanguage *pythonLanguage();
 /// The grammar's numeric symbol for a named node kind (e.g. "call"); 0 when unknown.
 TSSymbol symbolFor(std::string_view Kind);
+/// Every regular grammar symbol named \p Kind (aliases can give one name several symbols).
+std::vector<TSSymbol> symbolsNamed(std::string_view Kind);
 /// The version string of the tree-sitter-python package this binary was built with.
 std::string_view grammarVersion();
 

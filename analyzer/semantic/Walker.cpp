@@ -11,12 +11,8 @@ namespace torchlint {
 KindSet::KindSet() : Bits(ts_language_symbol_count(pythonLanguage()), false) {}
 
 void KindSet::add(std::string_view Kind) {
-  // Several symbols can share a name (aliases); take them all.
-  const TSLanguage *L = pythonLanguage();
-  for (uint32_t S = 0, E = ts_language_symbol_count(L); S < E; ++S)
-    if (Kind == ts_language_symbol_name(L, static_cast<TSSymbol>(S)) &&
-        ts_language_symbol_type(L, static_cast<TSSymbol>(S)) == TSSymbolTypeRegular)
-      Bits[S] = true;
+  for (TSSymbol S : symbolsNamed(Kind))
+    Bits[S] = true;
 }
 
 namespace {
