@@ -51,6 +51,11 @@ cl::opt<unsigned> Jobs("j", cl::desc("Files linted in parallel (default: all cor
                        cl::cat(CheckCat));
 cl::opt<bool> ForceExclude("force-exclude", cl::desc("Apply `exclude` to files named on the command line too"),
                            cl::cat(CheckCat));
+cl::opt<bool> NoCache("no-cache", cl::desc("Neither read nor write the result cache"), cl::cat(CheckCat));
+cl::opt<std::string> CacheDir("cache-dir",
+                              cl::desc("Where the result cache lives (default: $TORCHLINT_CACHE_DIR, "
+                                       "else .torchlint_cache in the working directory)"),
+                              cl::value_desc("DIR"), cl::cat(CheckCat));
 
 void printVersion(llvm::raw_ostream &OS) {
   OS << "torchlint " << Version << " (tree-sitter-python " << grammarVersion() << ")\n";
@@ -142,7 +147,16 @@ int check(const Registry &R) {
     Discovery D = discoverFiles(Inputs, Resolver, ForceExclude);
     Errors = std::move(D.Errors);
     unsigned J = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
-    Outcomes = lintFiles(D.Files, L, Resolver, J);
+    std::optional<ResultCache> Cache;
+    if (!NoCache) {
+      const char *Env = std::getenv("TORCHLINT_CACHE_DIR");
+      std::string Dir = !CacheDir.empty() ? std::string(CacheDir) : Env && *Env ? Env : ".torchlint_cache";
+      Cache = ResultCache::load(Dir, toolKey(Version));
+    }
+    Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr);
+    if (Cache)
+      if (std::string Why = Cache->save(); !Why.empty())
+        llvm::WithColor::warning(llvm::errs(), "torchlint") << "cannot write the cache: " << Why << "\n";
   }
   for (const auto &O : Outcomes)
     if (!O.Error.empty())

@@ -1,6 +1,9 @@
 // Corpus benchmark: bare tree-sitter parse time against torchlint's full per-file analysis
 // on the same in-memory files, on one thread and on all cores, and the ratio of the two.
 #include "Rules.h"
+#include "config/Config.h"
+#include "driver/Cache.h"
+#include "driver/Discovery.h"
 #include "driver/Driver.h"
 #include "lint/Linter.h"
 #include "parse/Tree.h"
@@ -37,6 +40,8 @@ cl::opt<unsigned> Repeat("repeat", cl::desc("Timed rounds over all phases; each 
 cl::opt<unsigned> Jobs("jobs", cl::desc("Threads for the parallel phases (0: all cores)"), cl::init(0),
                        cl::cat(Options));
 cl::opt<bool> Json("json", cl::desc("Print the results as JSON"), cl::cat(Options));
+cl::opt<bool> NoCachePhases("no-cache-phases", cl::desc("Skip the from-disk runs with and without the result cache"),
+                            cl::cat(Options));
 cl::opt<bool> Check("check",
                     cl::desc("Run each phase once and check the results agree across thread counts; "
                              "for tests, makes no claim about time"),
@@ -217,6 +222,52 @@ LintSettings settings(const Registry &R, bool All) {
 double mbps(uint64_t Bytes, double Seconds) { return Seconds > 0 ? Bytes / 1e6 / Seconds : 0; }
 double overheadPercent(double Lint, double Parse) { return Parse > 0 ? (Lint / Parse - 1) * 100 : 0; }
 
+// The driver as the CLI runs it, from disk: without the cache, then with a warm one
+// (loaded from its file each round, as a fresh process would).
+struct CacheFigures {
+  Measurement Disk, Warm;
+  size_t Entries = 0;
+};
+
+std::optional<CacheFigures> measureCache(const std::vector<std::string> &Roots, const Registry &Reg,
+                                         const Linter &L, unsigned Threads, unsigned Runs) {
+  ConfigResolver Resolver(Reg, CliOptions{});
+  Discovery D = discoverFiles(Roots, Resolver, /*ForceExclude=*/false);
+  llvm::SmallString<128> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("torchlint-bench-cache", Dir))
+    return std::nullopt;
+  std::string Key = toolKey("bench");
+  auto Count = [](const std::vector<FileOutcome> &Out) {
+    PassResult R;
+    for (const auto &O : Out)
+      R.Findings += O.Diagnostics.size();
+    return R;
+  };
+  { // Populate, untimed.
+    ResultCache C = ResultCache::load(std::string(Dir), Key);
+    lintFiles(D.Files, L, Resolver, Threads, &C);
+    if (!C.save().empty())
+      return std::nullopt;
+  }
+  std::vector<Measurement> Ms = measureAll(
+      {{"disk-no-cache", Threads, [&] { return Count(lintFiles(D.Files, L, Resolver, Threads)); }},
+       {"disk-warm-cache", Threads, [&] {
+          ResultCache C = ResultCache::load(std::string(Dir), Key);
+          PassResult R = Count(lintFiles(D.Files, L, Resolver, Threads, &C));
+          if (!C.save().empty())
+            std::exit(1);
+          return R;
+        }}},
+      Runs);
+  CacheFigures F{Ms[0], Ms[1], ResultCache::load(std::string(Dir), Key).size()};
+  llvm::sys::fs::remove_directories(Dir);
+  if (!(F.Disk.Result == F.Warm.Result)) {
+    llvm::errs() << "corpus_bench: error: the warm cache gave other findings than a fresh run\n";
+    std::exit(1);
+  }
+  return F;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -290,6 +341,10 @@ int main(int argc, char **argv) {
     Ratios.push_back({M.Name, M.Threads, overheadPercent(M.Median, P.Median), overheadPercent(M.Best, P.Best)});
   }
 
+  std::optional<CacheFigures> CacheRuns;
+  if (!NoCachePhases)
+    CacheRuns = measureCache(RootList, Reg, L, Threads, Runs);
+
   if (Json) {
     json::Array Phases, Overheads;
     for (const auto &M : Ms)
@@ -319,6 +374,13 @@ int main(int argc, char **argv) {
                      {"parse_error_files", json::Array(ErrorFiles)},
                      {"phases", std::move(Phases)},
                      {"overhead", std::move(Overheads)}};
+    if (CacheRuns)
+      Out["cache"] = json::Object{{"entries", static_cast<int64_t>(CacheRuns->Entries)},
+                                  {"threads", CacheRuns->Disk.Threads},
+                                  {"no_cache_median_s", CacheRuns->Disk.Median},
+                                  {"warm_median_s", CacheRuns->Warm.Median},
+                                  {"warm_best_s", CacheRuns->Warm.Best},
+                                  {"findings", static_cast<int64_t>(CacheRuns->Warm.Result.Findings)}};
     llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(Out))) << "\n";
     return 0;
   }
@@ -347,6 +409,12 @@ int main(int argc, char **argv) {
   OS << "\nspeed-up on " << Threads
      << " threads: parse " << llvm::format("%.2fx", Ms[3].Median > 0 ? Ms[0].Median / Ms[3].Median : 0.0)
      << ", lint " << llvm::format("%.2fx", Ms[4].Median > 0 ? Ms[1].Median / Ms[4].Median : 0.0) << "\n";
+  if (CacheRuns)
+    OS << "\nfrom disk through the driver, " << CacheRuns->Disk.Threads << " threads, default rules: no cache "
+       << llvm::format("%.3f s", CacheRuns->Disk.Median) << ", warm cache ("
+       << CacheRuns->Entries << " entries) " << llvm::format("%.3f s", CacheRuns->Warm.Median) << " ("
+       << llvm::format("%.1fx", CacheRuns->Warm.Median > 0 ? CacheRuns->Disk.Median / CacheRuns->Warm.Median : 0.0)
+       << " faster), same " << CacheRuns->Warm.Result.Findings << " findings\n";
   OS << "files tree-sitter does not fully parse: " << ErrorFiles.size() << "\n";
   for (size_t I = 0; I < ErrorFiles.size() && I < 10; ++I)
     OS << "  " << ErrorFiles[I] << "\n";

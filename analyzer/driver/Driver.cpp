@@ -1,6 +1,8 @@
 // The parallel driver.
 #include "driver/Driver.h"
 
+#include <llvm/Support/Chrono.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/ThreadPool.h>
 #include <llvm/Support/Threading.h>
@@ -47,13 +49,80 @@ FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSetting
   return lintSource(Path, (*Buf)->getBuffer().str(), L, S);
 }
 
+namespace {
+
+int64_t nanos(llvm::sys::TimePoint<> T) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(T.time_since_epoch()).count();
+}
+
+/// A cached file's outcome: its diagnostics, and its source only when they need showing.
+FileOutcome fromCache(const std::string &Path, const CacheEntry &E, std::shared_ptr<const SourceFile> Src) {
+  FileOutcome O;
+  O.Path = Path;
+  O.Diagnostics = E.Diagnostics;
+  O.Source = std::move(Src);
+  return O;
+}
+
+/// lintPath through the cache; \p Fresh receives the entry to store, if any.
+FileOutcome lintPathCached(const std::string &Path, const Linter &L, const LintSettings &S, const ResultCache &Cache,
+                           std::optional<CacheEntry> &Fresh) {
+  llvm::sys::fs::file_status St;
+  if (llvm::sys::fs::status(Path, St))
+    return lintPath(Path, L, S);
+  uint64_t SHash = settingsHash(S);
+  const CacheEntry *Hit = Cache.find(Path, SHash);
+  int64_t MTime = nanos(St.getLastModificationTime());
+  bool StatMatch = Hit && !Hit->Racy && Hit->Size == St.getSize() && Hit->MTimeNs == MTime;
+  if (StatMatch && Hit->Diagnostics.empty())
+    return fromCache(Path, *Hit, nullptr);
+
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return lintPath(Path, L, S);
+  std::string Text = (*Buf)->getBuffer().str();
+  uint64_t CHash = contentHash(Text);
+  int64_t Now = nanos(std::chrono::system_clock::now());
+  auto Record = [&](std::vector<Diagnostic> Diags) {
+    Fresh = CacheEntry{Path, St.getSize(), MTime, Now - MTime < RacyWindowNs, CHash, SHash, std::move(Diags)};
+  };
+  if (Hit && Hit->ContentHash == CHash && Hit->Size == Text.size()) {
+    // Same bytes: trust the result; refresh the stat fields so the next run need not read.
+    if (!StatMatch)
+      Record(Hit->Diagnostics);
+    if (Hit->Diagnostics.empty())
+      return fromCache(Path, *Hit, nullptr);
+    return fromCache(Path, *Hit, std::make_shared<SourceFile>(Path, std::move(Text)));
+  }
+  FileOutcome O = lintSource(Path, std::move(Text), L, S);
+  if (O.Error.empty())
+    Record(O.Diagnostics);
+  return O;
+}
+
+} // namespace
+
 std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
-                                   const ConfigResolver &Resolver, unsigned Jobs) {
+                                   const ConfigResolver &Resolver, unsigned Jobs, ResultCache *Cache) {
   std::vector<FileOutcome> Out(Files.size());
-  auto One = [&](size_t I) { Out[I] = lintPath(Files[I].Path, L, Resolver.settingsFor(*Files[I].Cfg, Files[I].Path)); };
+  std::vector<std::optional<CacheEntry>> Fresh(Cache ? Files.size() : 0);
+  auto One = [&](size_t I) {
+    const LintSettings &S = Resolver.settingsFor(*Files[I].Cfg, Files[I].Path);
+    Out[I] = Cache ? lintPathCached(Files[I].Path, L, S, *Cache, Fresh[I]) : lintPath(Files[I].Path, L, S);
+  };
+  auto Finish = [&] {
+    if (!Cache)
+      return;
+    std::vector<CacheEntry> New;
+    for (auto &E : Fresh)
+      if (E)
+        New.push_back(std::move(*E));
+    Cache->update(std::move(New));
+  };
   if (Jobs <= 1 || Files.size() <= 1) {
     for (size_t I = 0; I < Files.size(); ++I)
       One(I);
+    Finish();
     return Out;
   }
   // Work stealing through a shared counter keeps big files from serialising a chunk.
@@ -66,6 +135,7 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
         One(I);
     });
   Pool.wait();
+  Finish();
   return Out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config/Config.h"
+#include "driver/Cache.h"
 #include "driver/Discovery.h"
 #include "lint/Linter.h"
 
@@ -14,7 +15,9 @@ namespace torchlint {
 
 struct FileOutcome {
   std::string Path;
-  std::shared_ptr<const SourceFile> Source; // null when the file could not be read
+  // Null when the file could not be read (Error says why), or when it came clean from the
+  // cache without being read; never null when there are diagnostics.
+  std::shared_ptr<const SourceFile> Source;
   std::vector<Diagnostic> Diagnostics;
   std::string Error; // why the file was skipped, one line
 };
@@ -29,7 +32,10 @@ std::string checkLintable(std::string_view Text);
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S);
 FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S);
 
+/// Lints \p Files on \p Jobs threads. With \p Cache, files whose content, settings and
+/// torchlint build match a stored entry are not parsed again (and not even read when they
+/// had no findings and their size and mtime match); the cache is updated, not saved.
 std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
-                                   const ConfigResolver &Resolver, unsigned Jobs);
+                                   const ConfigResolver &Resolver, unsigned Jobs, ResultCache *Cache = nullptr);
 
 } // namespace torchlint

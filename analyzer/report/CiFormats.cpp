@@ -82,13 +82,13 @@ void writeJunit(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
   size_t Total = 0, Errors = 0;
   for (const auto &FO : Files) {
     Total += FO.Diagnostics.size();
-    Errors += FO.Source ? 0 : 1;
+    Errors += FO.Error.empty() ? 0 : 1;
   }
   OS << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
      << "<testsuites name=\"torchlint\" tests=\"" << Total + Errors << "\" failures=\"" << Total << "\" errors=\""
      << Errors << "\">\n";
   for (const auto &FO : Files) {
-    if (!FO.Source) {
+    if (!FO.Error.empty()) {
       OS << "  <testsuite name=\"" << xmlEscape(FO.Path) << "\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
          << "    <testcase name=\"torchlint\" classname=\"" << xmlEscape(FO.Path) << "\">\n"
          << "      <error message=\"" << xmlEscape(FO.Error) << "\"/>\n    </testcase>\n  </testsuite>\n";

@@ -149,7 +149,7 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
   std::map<std::string, size_t> ArtifactIndex;
   for (const auto &FO : Files) {
     bool Relative = FO.Path.empty() || FO.Path[0] != '/';
-    if (!FO.Source) {
+    if (!FO.Error.empty()) {
       json::Object Art{{"uri", fileUri(FO.Path)}};
       if (Relative)
         Art["uriBaseId"] = "%SRCROOT%";
@@ -159,6 +159,8 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
           {"locations", json::Array{json::Object{{"physicalLocation", json::Object{{"artifactLocation", std::move(Art)}}}}}}});
       continue;
     }
+    if (!FO.Source) // a clean file the cache did not need to read
+      continue;
     const SourceFile &F = *FO.Source;
     if (!FO.Diagnostics.empty() && !ArtifactIndex.count(FO.Path)) {
       ArtifactIndex[FO.Path] = Artifacts.size();
@@ -255,7 +257,7 @@ std::string escapeProperty(std::string_view S) {
 void writeGithub(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
                  const ReportOptions &O) {
   for (const auto &FO : Files) {
-    if (!FO.Source) {
+    if (!FO.Error.empty()) {
       OS << "::error file=" << escapeProperty(FO.Path) << ",title=torchlint::" << escapeData(FO.Error) << "\n";
       continue;
     }

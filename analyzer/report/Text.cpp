@@ -145,7 +145,7 @@ void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
   } else {
     bool AnyFile = false;
     for (const auto &FO : Files)
-      AnyFile |= FO.Source != nullptr;
+      AnyFile |= FO.Error.empty();
     if (AnyFile)
       OS << "All checks passed!\n";
   }

@@ -1,0 +1,66 @@
+// The result cache (`.torchlint_cache`): a file's diagnostics, kept between runs and keyed
+// by the file's content, the settings it was linted with and the torchlint build, so a
+// re-run on an unchanged tree parses nothing and reads only the files it must show.
+#pragma once
+
+#include "diag/Diagnostic.h"
+#include "lint/Rule.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace torchlint {
+
+/// One file's cached result.
+struct CacheEntry {
+  std::string Path;          // as discovered (the key)
+  uint64_t Size = 0;         // stat fields: a match lets the file go unread
+  int64_t MTimeNs = 0;
+  bool Racy = false;         // modified too close to the run that stored it: always verify content
+  uint64_t ContentHash = 0;  // xxHash64 of the bytes
+  uint64_t SettingsHash = 0; // settingsHash() of what it was linted with
+  std::vector<Diagnostic> Diagnostics;
+};
+
+/// Stable across runs: the enabled codes and the target version.
+uint64_t settingsHash(const LintSettings &S);
+uint64_t contentHash(std::string_view Text);
+
+/// What identifies this torchlint build: version, grammar, and the executable's own size
+/// and modification time, so a rebuilt binary never trusts results of the old one.
+std::string toolKey(std::string_view Version);
+
+class ResultCache {
+public:
+  /// The cache of \p Dir for \p ToolKey; empty when there is none, when it belongs to
+  /// another build, or when it cannot be read (a corrupt cache is ignored, never fatal).
+  static ResultCache load(std::string Dir, std::string ToolKey);
+
+  const std::string &dir() const { return Dir; }
+  /// The stored entry for \p Path linted with \p SettingsHash, if any.
+  const CacheEntry *find(const std::string &Path, uint64_t SettingsHash) const;
+  /// Records this run's entries; saved by save().
+  void update(std::vector<CacheEntry> Fresh);
+  /// Writes the cache atomically (temporary file, then rename) when anything changed.
+  /// Returns an empty string or why it could not be written.
+  std::string save() const;
+  size_t size() const { return Entries.size(); }
+
+  /// The on-disk form, exposed for tests.
+  std::string serialize() const;
+  static std::optional<std::vector<CacheEntry>> deserialize(std::string_view Bytes, std::string_view ToolKey);
+
+private:
+  std::string Dir, Key;
+  std::unordered_map<std::string, CacheEntry> Entries;
+  bool Dirty = false;
+};
+
+/// Seconds within which a file's modification time is too recent to trust a stat match
+/// (it may change again within the clock's granularity without its size or mtime moving).
+inline constexpr int64_t RacyWindowNs = 2'000'000'000;
+
+} // namespace torchlint
