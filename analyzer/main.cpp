@@ -6,6 +6,7 @@
 #include "parse/Tree.h"
 #include "report/Report.h"
 #include "Rules.h"
+#include "cli/ManPage.h"
 
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -252,6 +253,10 @@ int main(int Argc, char **Argv) {
     return dumpTree(Argc, Argv);
   if (Sub == "generate-docs")
     return generateDocs(R, Argc, Argv);
+  if (Sub == "generate-man") {
+    writeManPage(llvm::outs(), {{&CheckCat, "check"}}, R, Version);
+    return ExitClean;
+  }
   if (Sub == "version" || Sub == "--version" || Sub == "-V") {
     printVersion(llvm::outs());
     return ExitClean;
