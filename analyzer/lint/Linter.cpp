@@ -63,6 +63,7 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   WalkResult W = walkFile(Root, Model, Wanted);
 
   RuleContext Ctx(File, Model, S, Out);
+  Ctx.setRoot(Root);
   std::vector<char> On(Reg.rules().size());
   for (size_t I = 0; I < On.size(); ++I)
     On[I] = S.enabled(Reg.rules()[I]->info().Code);

@@ -1,6 +1,8 @@
 // Registry look-ups and the rule context's reporting.
 #include "lint/Rule.h"
 
+#include "flow/DeviceFlow.h"
+
 #include <algorithm>
 
 namespace torchlint {
@@ -60,6 +62,16 @@ const CallFacts *RuleContext::call(TSNode Call) {
     Cached = CallFacts{std::move(*A), std::move(Q)};
   }
   return Cached ? &*Cached : nullptr;
+}
+
+const flow::DeviceFlow *RuleContext::flow() {
+  if (!FlowDone) {
+    FlowDone = true;
+    bool Torch = !Model.localNameFor("torch").empty() || !Model.localNameFor("torch.nn").empty();
+    if (Torch && !ts_node_is_null(Root))
+      Flow = std::make_shared<flow::DeviceFlow>(Root, Model);
+  }
+  return Flow.get();
 }
 
 } // namespace torchlint

@@ -14,6 +14,10 @@
 
 namespace torchlint {
 
+namespace flow {
+class DeviceFlow;
+}
+
 enum class FixSafety : uint8_t { None, Unsafe, Safe };
 std::string_view fixSafetyName(FixSafety F);
 
@@ -102,6 +106,11 @@ public:
   /// dispatcher is on; null for calls with a generator argument.
   const CallFacts *call(TSNode Call);
 
+  /// The device flow of this file, computed on first use and only for files that import
+  /// torch; null otherwise.
+  const flow::DeviceFlow *flow();
+  void setRoot(TSNode R) { Root = R; }
+
 private:
   const SourceFile &File;
   const SemanticModel &Model;
@@ -110,6 +119,9 @@ private:
   const Rule *Current = nullptr;
   TSNode CachedCall{};
   std::optional<CallFacts> Cached;
+  TSNode Root{};
+  std::shared_ptr<flow::DeviceFlow> Flow;
+  bool FlowDone = false;
 };
 
 } // namespace torchlint

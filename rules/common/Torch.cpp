@@ -249,4 +249,31 @@ Edit appendArgument(const CallArgs &A, const NodeText &Text, std::string_view Ar
   return {{After, After}, ", " + std::string(Arg)};
 }
 
+std::string shortText(TSNode Expr, const NodeText &Text) {
+  std::string_view T = Text(Expr);
+  T = T.substr(0, T.find_first_of("\r\n"));
+  std::string Out(T.substr(0, 40));
+  if (T.size() > 40 || Out.size() < Text(Expr).size())
+    Out += "...";
+  return Out;
+}
+
+static Note flowNote(TSNode Expr, TSNode At, std::string What, std::string Reason, const NodeText &Text) {
+  Note N;
+  TSNode Where = ts_node_is_null(At) ? Expr : At;
+  N.Range = {ts_node_start_byte(Where), ts_node_end_byte(Where)};
+  N.Message = "`" + shortText(Expr, Text) + "` " + What;
+  if (!Reason.empty())
+    N.Message += " (" + Reason + ")";
+  return N;
+}
+
+Note deviceNote(const flow::DeviceFlow &F, TSNode Expr, const flow::Value &V, const NodeText &Text) {
+  return flowNote(Expr, V.DevAt, "is on " + flow::deviceName(V.Dev), F.deviceReason(V), Text);
+}
+
+Note dtypeNote(const flow::DeviceFlow &F, TSNode Expr, const flow::Value &V, const NodeText &Text) {
+  return flowNote(Expr, V.TypeAt, "is " + std::string(flow::dtypeName(V.Type)), F.dtypeReason(V), Text);
+}
+
 } // namespace torchlint::rules

@@ -3,6 +3,7 @@
 // include it.
 #pragma once
 
+#include "flow/DeviceFlow.h"
 #include "lint/Rule.h"
 #include "parse/Tree.h"
 
@@ -78,5 +79,13 @@ TextRange methodCallRange(TSNode Call);
 
 /// Whether a version-dependent rule applies: no target set, or target >= \p V.
 inline bool targetAtLeast(const LintSettings &S, TorchVersion V) { return !S.TargetTorch || *S.TargetTorch >= V; }
+
+/// An expression's source for a message: one line, at most 40 characters.
+std::string shortText(TSNode Expr, const NodeText &Text);
+/// A note on where \p Expr got its device: "`labels` is on cpu (from the DataLoader at line 15)",
+/// placed on the node that established it.
+Note deviceNote(const flow::DeviceFlow &F, TSNode Expr, const flow::Value &V, const NodeText &Text);
+/// A note on where \p Expr got its dtype: "`x` is float64 (from NumPy at line 3)".
+Note dtypeNote(const flow::DeviceFlow &F, TSNode Expr, const flow::Value &V, const NodeText &Text);
 
 } // namespace torchlint::rules

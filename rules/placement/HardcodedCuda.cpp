@@ -1,6 +1,6 @@
 // TL105 hardcoded-cuda: `.cuda()`, `.to("cuda")`, `device="cuda"` or `torch.device("cuda")`
 // written where a configured device belongs.
-#include "common/Torch.h"
+#include "common/Distributed.h"
 
 namespace torchlint::rules {
 
@@ -53,6 +53,8 @@ noise = torch.randn(8, 16, device=device)
   CUDA by definition.
 - `device="cuda"` passed to functions that do not resolve to PyTorch (your own or another
   library's).
+- In a file that starts a process group, a placement with no `torch.cuda.set_device(...)`
+  before it: TL402 speaks (every rank lands on GPU 0).
 )md";
 
 bool plainCuda(const std::optional<SpelledDevice> &D) {
@@ -75,6 +77,8 @@ public:
     if (!Facts)
       return;
     const CallArgs *A = &Facts->Args;
+    if (ddpDefaultGpuPlacement(N, *Facts, M))
+      return; // TL402 speaks: every rank lands on GPU 0
 
     const std::string &Q = Facts->Qualified;
     if (Q == "torch.device") {

@@ -1,6 +1,6 @@
 // TL106 hardcoded-device-index: a literal GPU index (`"cuda:1"`, `.cuda(0)`, `set_device(1)`)
 // outside the one place that chooses the device.
-#include "common/Torch.h"
+#include "common/Distributed.h"
 
 namespace torchlint::rules {
 
@@ -48,6 +48,8 @@ model = model.to(device)
 - `torch.device("cuda", local_rank)` and other indices that come from a variable; a literal
   device that is only compared or inspected (`x.device == torch.device("cuda:0")`); queries
   such as `torch.cuda.get_device_name(0)`; `device_ids=[0]` (TL402's).
+- In a file that starts a process group, index 0 (`"cuda:0"`, `.cuda(0)`, `.to(0)`) with no
+  `torch.cuda.set_device(...)` before it: TL402 speaks (every rank lands on GPU 0).
 )md";
 
 std::string message(long Index) {
@@ -75,6 +77,8 @@ public:
     if (!Facts)
       return;
     const CallArgs *A = &Facts->Args;
+    if (ddpDefaultGpuPlacement(N, *Facts, M))
+      return; // TL402 speaks: every rank lands on GPU 0
 
     const std::string &Q = Facts->Qualified;
     if (Q == "torch.device") {

@@ -1,0 +1,45 @@
+// The device flow: an abstract interpretation of every function (and the module body) of a
+// file in program order, giving each evaluated expression its kind, device, dtype and rank
+// with the node that established them. Rules ask it questions about the nodes the dispatcher
+// hands them; they never walk the tree themselves. Linear in the file: one pass per
+// statement, loops iterated at most three times, no path splitting.
+#pragma once
+
+#include "flow/Value.h"
+#include "semantic/SemanticModel.h"
+
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace torchlint::flow {
+
+class DeviceFlow {
+public:
+  /// Analyses the file rooted at \p Root. \p Model must outlive the flow.
+  DeviceFlow(TSNode Root, const SemanticModel &Model);
+  ~DeviceFlow();
+
+  /// The value of an expression the flow evaluated (joined over every path that reaches
+  /// it), or nullptr where it did not evaluate it (comprehensions, lambdas, unknown code).
+  const Value *valueOf(TSNode Expr) const;
+  /// Whether \p Node (a call) runs in every step of a loop that also calls `backward()` or
+  /// `step()`.
+  bool inTrainingLoop(TSNode Node) const;
+  /// A short description of where a value got its device, for notes: "moved at line 9".
+  std::string deviceReason(const Value &V) const;
+  /// Where a value got its dtype: "cast at line 4".
+  std::string dtypeReason(const Value &V) const;
+
+  class Impl;
+
+private:
+  std::unique_ptr<Impl> P;
+};
+
+/// Parses a device string the way `torch.device` accepts the common ones ("cpu", "cuda",
+/// "cuda:1", "mps", "meta"); an unknown device for anything else.
+Device parseDevice(std::string_view S);
+
+} // namespace torchlint::flow

@@ -1,0 +1,123 @@
+// Joins and comparisons of the device-flow lattice.
+#include "flow/Value.h"
+
+namespace torchlint::flow {
+
+bool certainlyDifferent(const Device &A, const Device &B) {
+  if (!A.known() || !B.known() || A.Kind == DeviceKind::Meta || B.Kind == DeviceKind::Meta)
+    return false;
+  if (A.Kind == DeviceKind::Cpu || B.Kind == DeviceKind::Cpu)
+    return A.Kind != B.Kind;
+  if (A.Kind == DeviceKind::Configured || B.Kind == DeviceKind::Configured)
+    return false; // a configured device may be any accelerator
+  if (A.Kind != B.Kind)
+    return true; // cuda and mps
+  return A.Index >= 0 && B.Index >= 0 && A.Index != B.Index;
+}
+
+std::string deviceName(const Device &D) {
+  switch (D.Kind) {
+  case DeviceKind::Unknown:
+    return "an unknown device";
+  case DeviceKind::Cpu:
+    return "cpu";
+  case DeviceKind::Cuda:
+    return D.Index >= 0 ? "cuda:" + std::to_string(D.Index) : "cuda";
+  case DeviceKind::Mps:
+    return "mps";
+  case DeviceKind::Meta:
+    return "meta";
+  case DeviceKind::Configured:
+    return D.Name == "self" ? "the module's device" : "`" + std::string(D.Name) + "`";
+  }
+  return "an unknown device";
+}
+
+std::string_view dtypeName(DType T) {
+  switch (T) {
+  case DType::Unknown:
+    return "unknown";
+  case DType::Float32:
+    return "float32";
+  case DType::Float64:
+    return "float64";
+  case DType::Half:
+    return "float16";
+  case DType::BFloat16:
+    return "bfloat16";
+  case DType::Integer:
+    return "integer";
+  case DType::Bool:
+    return "bool";
+  }
+  return "unknown";
+}
+
+std::string_view originVerb(Origin O) {
+  switch (O) {
+  case Origin::None:
+    return "";
+  case Origin::Factory:
+    return "created";
+  case Origin::DataLoader:
+    return "from the DataLoader";
+  case Origin::Moved:
+    return "moved";
+  case Origin::Constructed:
+    return "constructed";
+  case Origin::ModuleOutput:
+    return "output of a module placed";
+  case Origin::Parameter:
+    return "a parameter";
+  case Origin::Attribute:
+    return "set in `__init__`";
+  case Origin::Numpy:
+    return "from NumPy";
+  case Origin::Cast:
+    return "cast";
+  case Origin::Derived:
+    return "computed";
+  case Origin::Config:
+    return "chosen";
+  }
+  return "";
+}
+
+static bool sameNode(TSNode A, TSNode B) {
+  return ts_node_is_null(A) ? ts_node_is_null(B) : !ts_node_is_null(B) && ts_node_eq(A, B);
+}
+
+bool Value::operator==(const Value &O) const {
+  return Kind == O.Kind && Dev == O.Dev && Type == O.Type && R == O.R && Flags == O.Flags &&
+         DevHow == O.DevHow && sameNode(DevAt, O.DevAt) && TypeHow == O.TypeHow && sameNode(TypeAt, O.TypeAt) &&
+         sameNode(Loader, O.Loader) && sameNode(Factory, O.Factory);
+}
+
+Value join(const Value &A, const Value &B) {
+  if (A == B)
+    return A;
+  Value J;
+  if (A.Kind != B.Kind)
+    return J;
+  J.Kind = A.Kind;
+  if (A.Dev == B.Dev) {
+    J.Dev = A.Dev;
+    // Keep the first provenance: any of them explains the fact.
+    J.DevHow = A.DevHow;
+    J.DevAt = A.DevAt;
+  }
+  if (A.Type == B.Type) {
+    J.Type = A.Type;
+    J.TypeHow = A.TypeHow;
+    J.TypeAt = A.TypeAt;
+  }
+  J.R = A.R == B.R ? A.R : Rank::Unknown;
+  J.Flags = A.Flags & B.Flags;
+  if (sameNode(A.Loader, B.Loader))
+    J.Loader = A.Loader;
+  if (J.has(FlagDefaultFactory))
+    J.Factory = A.Factory;
+  return J;
+}
+
+} // namespace torchlint::flow

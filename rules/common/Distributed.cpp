@@ -1,0 +1,327 @@
+// One-process-per-GPU facts for TL402, TL105 and TL106. The file-wide facts (the process
+// group, the `set_device` calls) are found by searching the source text for their names and
+// checking the few nodes there, once per file and thread; placements are checked only when
+// a call already looks like one.
+#include "common/Distributed.h"
+
+#include "source/Strings.h"
+
+#include <string>
+#include <vector>
+
+namespace torchlint::rules {
+
+namespace {
+
+/// Byte ranges, not nodes: the memo outlives the tree it was read from.
+struct Span {
+  uint32_t Begin = 0, End = 0;
+  bool contains(uint32_t Offset) const { return Begin <= Offset && Offset < End; }
+  bool operator==(const Span &O) const { return Begin == O.Begin && End == O.End; }
+};
+
+Span spanOf(TSNode N) { return {ts_node_start_byte(N), ts_node_end_byte(N)}; }
+
+struct SetDeviceCall {
+  Span Call;
+  Span Function; // the innermost function around it, or the module
+};
+
+struct FileFacts {
+  bool Init = false;
+  Span InitCall;
+  bool VisibleDevices = false;
+  std::vector<SetDeviceCall> SetDevices;
+};
+
+TSNode rootOf(TSNode N) { return ts_tree_root_node(N.tree); }
+
+/// The ancestors of \p N, innermost first, by one descent from the root (tree-sitter's
+/// parent look-up walks down from the root on every call). Empty beyond \p Limit levels.
+std::vector<TSNode> ancestors(TSNode N, size_t Limit = 256) {
+  uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
+  TSTreeCursor C = ts_tree_cursor_new(rootOf(N));
+  std::vector<TSNode> Path;
+  bool Found = false;
+  while (Path.size() <= Limit) {
+    TSNode Cur = ts_tree_cursor_current_node(&C);
+    if (ts_node_eq(Cur, N)) {
+      Found = true;
+      break;
+    }
+    Path.push_back(Cur);
+    if (ts_tree_cursor_goto_first_child_for_byte(&C, B) < 0)
+      break;
+    bool Inside = false;
+    do {
+      TSNode Child = ts_tree_cursor_current_node(&C);
+      if (ts_node_start_byte(Child) <= B && ts_node_end_byte(Child) >= E) {
+        Inside = true;
+        break;
+      }
+    } while (ts_tree_cursor_goto_next_sibling(&C));
+    if (!Inside)
+      break;
+  }
+  ts_tree_cursor_delete(&C);
+  if (!Found)
+    return {};
+  return std::vector<TSNode>(Path.rbegin(), Path.rend());
+}
+
+TSNode innermostFunction(const std::vector<TSNode> &Up, TSNode Root) {
+  for (TSNode A : Up)
+    if (is(A, "function_definition") || is(A, "lambda"))
+      return A;
+  return Root;
+}
+
+/// The call whose callee ends with the name found at [B, E) in the text, if the name is the
+/// whole last component of the callee (`dist.init_process_group(...)`).
+TSNode callAtName(TSNode Root, uint32_t B, uint32_t E) {
+  TSNode Name = ts_node_descendant_for_byte_range(Root, B, E);
+  if (!is(Name, "identifier") || ts_node_start_byte(Name) != B || ts_node_end_byte(Name) != E)
+    return TSNode{};
+  TSNode Callee = Name;
+  TSNode P = ts_node_parent(Name);
+  if (is(P, "attribute") && ts_node_eq(field(P, "attribute"), Name)) {
+    Callee = P;
+    P = ts_node_parent(P);
+  }
+  if (!is(P, "call") || !ts_node_eq(field(P, "function"), Callee))
+    return TSNode{};
+  return P;
+}
+
+FileFacts scanFile(TSNode Root, const SemanticModel &M) {
+  FileFacts F;
+  const NodeText &T = M.text();
+  std::string_view Text = T(Root);
+  uint32_t Base = ts_node_start_byte(Root);
+  auto each = [&](std::string_view Needle, auto &&Fn) {
+    for (size_t I = Text.find(Needle); I != std::string_view::npos; I = Text.find(Needle, I + 1)) {
+      uint32_t B = Base + static_cast<uint32_t>(I);
+      Fn(B, B + static_cast<uint32_t>(Needle.size()));
+    }
+  };
+  each("init_process_group", [&](uint32_t B, uint32_t E) {
+    if (F.Init)
+      return;
+    TSNode Call = callAtName(Root, B, E);
+    if (ts_node_is_null(Call))
+      return;
+    std::string Q = M.qualifiedName(field(Call, "function"));
+    if (Q == "torch.distributed.init_process_group" || Q == "torch.distributed.distributed_c10d.init_process_group") {
+      F.Init = true;
+      F.InitCall = spanOf(Call);
+    }
+  });
+  F.VisibleDevices = Text.find("CUDA_VISIBLE_DEVICES") != std::string_view::npos;
+  if (!F.Init)
+    return F;
+  auto addSetDevice = [&](TSNode Call) {
+    std::vector<TSNode> Up = ancestors(Call);
+    if (Up.empty())
+      return;
+    F.SetDevices.push_back({spanOf(Call), spanOf(innermostFunction(Up, Root))});
+  };
+  each("set_device", [&](uint32_t B, uint32_t E) {
+    TSNode Call = callAtName(Root, B, E);
+    if (!ts_node_is_null(Call) && M.qualifiedName(field(Call, "function")) == "torch.cuda.set_device")
+      addSetDevice(Call);
+  });
+  // `with torch.cuda.device(rank):` chooses the device for its body as `set_device` does.
+  each("cuda.device", [&](uint32_t B, uint32_t E) {
+    TSNode Call = callAtName(Root, B + 5, E);
+    if (!ts_node_is_null(Call) && M.qualifiedName(field(Call, "function")) == "torch.cuda.device")
+      addSetDevice(Call);
+  });
+  return F;
+}
+
+/// The facts of the file being linted, per thread; valid for the exact text they were
+/// computed from, which every look-up compares.
+const FileFacts &factsFor(TSNode AnyNode, const SemanticModel &M) {
+  struct Memo {
+    std::string Text;
+    uint32_t RootStart = 0;
+    bool Valid = false;
+    FileFacts Facts;
+  };
+  thread_local Memo Cache;
+  TSNode Root = rootOf(AnyNode);
+  std::string_view Text = M.text()(Root);
+  uint32_t Start = ts_node_start_byte(Root);
+  if (!Cache.Valid || Cache.RootStart != Start || Cache.Text.size() != Text.size() || Cache.Text != Text) {
+    Cache.Text.assign(Text.data(), Text.size());
+    Cache.RootStart = Start;
+    Cache.Facts = scanFile(Root, M);
+    Cache.Valid = true;
+  }
+  return Cache.Facts;
+}
+
+/// A condition that tells ranks or modes apart (`if rank == 0:`, `if args.distributed:`,
+/// `if is_main_process():`): code under it may run in one process only, or without DDP.
+bool rankCondition(std::string_view C) {
+  for (std::string_view W : {"rank", "world", "distributed", "ddp", "main", "master", "local", "dist."})
+    if (containsNoCase(C, W))
+      return true;
+  return false;
+}
+
+bool underRankCondition(const std::vector<TSNode> &Up, const NodeText &T) {
+  for (TSNode A : Up) {
+    TSNode Cond{};
+    if (is(A, "if_statement") || is(A, "elif_clause") || is(A, "while_statement"))
+      Cond = field(A, "condition");
+    else if (is(A, "conditional_expression") && ts_node_named_child_count(A) == 3)
+      Cond = ts_node_named_child(A, 1);
+    if (!ts_node_is_null(Cond) && rankCondition(T(Cond)))
+      return true;
+    if (is(A, "function_definition") || is(A, "lambda"))
+      break;
+  }
+  return false;
+}
+
+/// Whether the placement at \p P (with ancestors \p PUp) surely runs before \p S in the same
+/// function: their nearest common ancestor is a sequence of statements, not a branch.
+bool sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, const SetDeviceCall &S) {
+  if (ts_node_start_byte(P) >= S.Call.Begin)
+    return false;
+  for (TSNode A : PUp) {
+    if (!spanOf(A).contains(S.Call.Begin))
+      continue;
+    std::string_view K = kind(A);
+    return K == "block" || K == "module" || K == "function_definition";
+  }
+  return false;
+}
+
+/// The device a placement call spells, when it is the default CUDA device: `{true, index0}`.
+struct Spelled {
+  bool Default = false;
+  bool IndexZero = false;
+  TSNode At{};
+};
+
+Spelled defaultCuda(TSNode Dev, const SemanticModel &M, bool StringsOnly) {
+  Spelled R;
+  auto D = spelledDevice(Dev, M);
+  // `torch.device(...)` as the argument is judged on its own call.
+  if (!D || D->TorchDeviceCall || D->Type != "cuda" || D->VariableIndex)
+    return R;
+  if (D->Index && *D->Index != 0)
+    return R;
+  if (!D->Index && StringsOnly && !is(Dev, "string"))
+    return R;
+  R.Default = true;
+  R.IndexZero = D->Index.has_value();
+  R.At = Dev;
+  return R;
+}
+
+} // namespace
+
+/// The call node that starts at \p B and ends at \p E.
+TSNode callAt(TSNode Root, uint32_t B, uint32_t E) {
+  TSNode N = ts_node_descendant_for_byte_range(Root, B, E);
+  for (int Up = 0; Up < 8 && !ts_node_is_null(N); ++Up, N = ts_node_parent(N))
+    if (is(N, "call") && ts_node_start_byte(N) == B && ts_node_end_byte(N) == E)
+      return N;
+  return TSNode{};
+}
+
+TSNode processGroupInit(TSNode AnyNode, const SemanticModel &M) {
+  const FileFacts &F = factsFor(AnyNode, M);
+  if (!F.Init)
+    return TSNode{};
+  return callAt(rootOf(AnyNode), F.InitCall.Begin, F.InitCall.End);
+}
+
+bool restrictsVisibleDevices(TSNode AnyNode, const SemanticModel &M) { return factsFor(AnyNode, M).VisibleDevices; }
+
+std::optional<DdpPlacement> ddpDefaultGpuPlacement(const NodeRef &N, const CallFacts &Facts, const SemanticModel &M) {
+  if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))
+    return std::nullopt;
+  if (M.inRole(N.Scope, RoleDataWorker))
+    return std::nullopt; // TL108 speaks in DataLoader workers
+  const CallArgs &A = Facts.Args;
+  const std::string &Q = Facts.Qualified;
+
+  // Is this call a placement on the default CUDA device? (Cheap checks first: most calls
+  // are not.)
+  DdpPlacement Out;
+  if (Q == "torch.device") {
+    auto D = spelledDevice(N.Node, M);
+    if (!D || D->Type != "cuda" || D->VariableIndex || (D->Index && *D->Index != 0) ||
+        deviceOnlyInspected(N.Node, M))
+      return std::nullopt;
+    // An element of a list (`device_ids=[torch.device("cuda", 0)]`) places nothing itself.
+    TSNode Parent = ts_node_parent(N.Node);
+    if (is(Parent, "list") || is(Parent, "tuple"))
+      return std::nullopt;
+    Out.Range = RuleContext::range(N.Node);
+    Out.IndexZero = D->Index.has_value();
+  } else if (!ts_node_is_null(methodReceiver(A, M, "cuda"))) {
+    if (A.HasSplat)
+      return std::nullopt;
+    TSNode Dev = A.arg("device", 0);
+    if (ts_node_is_null(Dev)) {
+      Out.Range = methodCallRange(N.Node);
+    } else {
+      Spelled S = defaultCuda(Dev, M, false);
+      if (!S.Default)
+        return std::nullopt;
+      Out.Range = RuleContext::range(S.At);
+      Out.IndexZero = S.IndexZero;
+    }
+  } else {
+    TSNode Dev{};
+    if (!ts_node_is_null(methodReceiver(A, M, "to")))
+      Dev = A.HasSplat ? A.keyword("device") : A.arg("device", 0);
+    else if (startsWith(Q, "torch.") && !isCudaApi(Q))
+      Dev = A.keyword("device");
+    if (ts_node_is_null(Dev))
+      return std::nullopt;
+    Spelled S = defaultCuda(Dev, M, true);
+    if (!S.Default)
+      return std::nullopt;
+    Out.Range = RuleContext::range(S.At);
+    Out.IndexZero = S.IndexZero;
+  }
+  if (inMapLocation(N.Node, M))
+    return std::nullopt; // TL302 speaks
+
+  const FileFacts &F = factsFor(N.Node, M);
+  if (!F.Init || F.VisibleDevices)
+    return std::nullopt;
+  std::vector<TSNode> Up = ancestors(N.Node);
+  if (Up.empty() || underRankCondition(Up, M.text()))
+    return std::nullopt;
+  TSNode Root = rootOf(N.Node);
+  Span Function = spanOf(innermostFunction(Up, Root));
+  uint32_t P = ts_node_start_byte(N.Node);
+  // Chosen before, in this function or one around it.
+  for (const SetDeviceCall &S : F.SetDevices)
+    if (S.Call.Begin < P && S.Function.contains(P))
+      return std::nullopt;
+  if (!F.SetDevices.empty()) {
+    // The program chooses the device somewhere: flag only what surely runs before that, in
+    // the same function. A helper called after it is fine, and we cannot see the calls.
+    const SetDeviceCall *Later = nullptr;
+    for (const SetDeviceCall &S : F.SetDevices)
+      if (S.Function == Function && sequentialBefore(N.Node, Up, S)) {
+        Later = &S;
+        break;
+      }
+    if (!Later)
+      return std::nullopt;
+    Out.SetDevice = callAt(Root, Later->Call.Begin, Later->Call.End);
+  }
+  Out.Init = processGroupInit(N.Node, M);
+  return Out;
+}
+
+} // namespace torchlint::rules

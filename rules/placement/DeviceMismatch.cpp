@@ -1,0 +1,165 @@
+// TL102 device-mismatch: an operation, module call or loss whose operands the device flow
+// places on different devices (a moved model fed a batch that never moved, a target left on
+// the CPU, a tensor attribute that did not follow `model.to()`).
+#include "common/Torch.h"
+
+#include "source/Strings.h"
+
+namespace torchlint::rules {
+
+namespace {
+constexpr std::string_view Doc = R"md(# TL102 device-mismatch
+
+## What it does
+Flags an arithmetic operation, `torch.cat`/`stack`/`matmul`/`where`, a loss function or loss
+module, or a module call whose tensor operands are, as far as the device flow can tell, on
+different devices: a model moved to `device` fed a batch straight from the DataLoader, a
+target left on the CPU while the output is on the GPU, a plain tensor attribute (which
+`model.to()` does not move) combined with a parameter. Notes point to where each operand got
+its device.
+
+## Why is this bad?
+PyTorch does not move operands for you. Mixing devices raises `RuntimeError: Expected all
+tensors to be on the same device, but found at least two devices, cuda:0 and cpu!` (or
+`Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same`
+for a module call), on the first step of the first GPU run.
+
+## Example
+```python
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+for images, labels in loader:
+    images = images.to(device)
+    loss = F.cross_entropy(model(images), labels)
+```
+
+## Use instead
+```python
+for images, labels in loader:
+    images, labels = images.to(device), labels.to(device)
+    loss = F.cross_entropy(model(images), labels)
+```
+
+## When it stays silent
+- Python scalars and 0-dim CPU tensors with CUDA tensors (`cuda_tensor * 2`,
+  `cuda_tensor + torch.tensor(1.0)`): PyTorch allows them. Indexing (`cuda_tensor[cpu_index]`).
+- Two devices the flow cannot tell apart: two different configured devices, `cuda` and a
+  configured device, anything whose device is unknown (an argument, a value from another file).
+- Modules moved in place in one branch only, and code guarded by `torch.cuda.is_available()`.
+- A tensor factory without `device=` inside `forward`: TL104 speaks there.
+- A module wrapped in `DataParallel`, which scatters CPU inputs itself, and modules of this
+  file whose code moves tensors itself (`x = x.to(self.device)` in `forward`).
+)md";
+
+bool arithmetic(std::string_view Op) {
+  return Op == "+" || Op == "-" || Op == "*" || Op == "/" || Op == "@" || Op == "//" || Op == "%";
+}
+
+class DeviceMismatch final : public Rule {
+public:
+  using Rule::Rule;
+  std::string_view documentation() const override { return Doc; }
+  std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
+
+  void check(const NodeRef &N, RuleContext &Ctx) const override {
+    if (N.Flags & FlagCudaGuarded)
+      return;
+    const flow::DeviceFlow *F = Ctx.flow();
+    if (!F)
+      return;
+    const NodeText &Text = Ctx.text();
+    bool InForward = Ctx.model().inRole(N.Scope, RoleForward);
+    if (is(N.Node, "binary_operator")) {
+      if (!arithmetic(Text(field(N.Node, "operator"))))
+        return;
+      pair(N.Node, field(N.Node, "left"), field(N.Node, "right"), *F, Ctx, InForward);
+      return;
+    }
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts || Facts->Args.HasSplat)
+      return;
+    const CallArgs &A = Facts->Args;
+    std::string_view Q = Facts->Qualified;
+    if (Q == "torch.cat" || Q == "torch.stack" || Q == "torch.concat") {
+      if (A.Positional.empty() || !(is(A.Positional[0], "list") || is(A.Positional[0], "tuple")))
+        return;
+      std::vector<TSNode> Els = namedChildren(A.Positional[0]);
+      for (size_t I = 1; I < Els.size(); ++I)
+        if (pair(N.Node, Els[0], Els[I], *F, Ctx, InForward))
+          return;
+      return;
+    }
+    if (Q == "torch.matmul" || Q == "torch.mm" || Q == "torch.bmm" || Q == "torch.add" || Q == "torch.mul" ||
+        Q == "torch.sub" || Q == "torch.div" || Q == "torch.maximum" || Q == "torch.minimum" ||
+        (startsWith(Q, "torch.nn.functional.") && isLoss(lastComponent(Q)))) {
+      if (A.Positional.size() >= 2)
+        pair(N.Node, A.Positional[0], A.Positional[1], *F, Ctx, InForward);
+      return;
+    }
+    if (Q == "torch.where") {
+      if (A.Positional.size() == 3)
+        pair(N.Node, A.Positional[1], A.Positional[2], *F, Ctx, InForward);
+      return;
+    }
+    if (!Q.empty())
+      return;
+    // A module call: the callee is a module the flow knows.
+    const flow::Value *Mod = F->valueOf(A.Callee);
+    if (!Mod || Mod->Kind != flow::ValueKind::Module)
+      return;
+    if (Mod->has(flow::FlagParamless)) { // a loss module: its operands must agree
+      if (A.Positional.size() >= 2)
+        pair(N.Node, A.Positional[0], A.Positional[1], *F, Ctx, InForward);
+      return;
+    }
+    if (Mod->has(flow::FlagMovesInputs))
+      return; // its forward moves what it is given
+    for (TSNode Arg : A.Positional) {
+      const flow::Value *V = F->valueOf(Arg);
+      if (!V || !V->isTensor() || !flow::certainlyDifferent(Mod->Dev, V->Dev))
+        continue;
+      if (V->Dev.Kind == flow::DeviceKind::Cpu && V->R != flow::Rank::NonZero)
+        continue;
+      if (InForward && V->has(flow::FlagDefaultFactory))
+        continue; // TL104
+      std::string M = shortText(A.Callee, Text), X = shortText(Arg, Text);
+      Diagnostic &D = Ctx.report(N.Node, "`" + M + "` is on " + flow::deviceName(Mod->Dev) + " but its input `" + X +
+                                             "` is on " + flow::deviceName(V->Dev));
+      D.Notes.push_back(deviceNote(*F, A.Callee, *Mod, Text));
+      D.Notes.push_back(deviceNote(*F, Arg, *V, Text));
+      return;
+    }
+  }
+
+private:
+  static bool isLoss(std::string_view N) {
+    return endsWith(N, "_loss") || N == "cross_entropy" || N == "binary_cross_entropy" ||
+           N == "binary_cross_entropy_with_logits" || N == "kl_div";
+  }
+
+  /// Reports \p At when \p L and \p R are tensors certainly on different devices.
+  static bool pair(TSNode At, TSNode L, TSNode R, const flow::DeviceFlow &F, RuleContext &Ctx, bool InForward) {
+    const flow::Value *A = F.valueOf(L), *B = F.valueOf(R);
+    if (!A || !B || !A->isTensor() || !B->isTensor() || !flow::certainlyDifferent(A->Dev, B->Dev))
+      return false;
+    // A 0-dim CPU tensor combines with anything; the CPU side must have dimensions.
+    for (const flow::Value *V : {A, B}) {
+      if (V->Dev.Kind != flow::DeviceKind::Cpu)
+        continue;
+      if (V->R != flow::Rank::NonZero || (InForward && V->has(flow::FlagDefaultFactory)))
+        return false;
+    }
+    const NodeText &Text = Ctx.text();
+    std::string X = shortText(L, Text), Y = shortText(R, Text);
+    Diagnostic &D = Ctx.report(At, "`" + X + "` is on " + flow::deviceName(A->Dev) + " but `" + Y + "` is on " +
+                                       flow::deviceName(B->Dev));
+    D.Notes.push_back(deviceNote(F, L, *A, Text));
+    D.Notes.push_back(deviceNote(F, R, *B, Text));
+    return true;
+  }
+};
+} // namespace
+
+std::unique_ptr<Rule> createDeviceMismatch(const RuleInfo &I) { return std::make_unique<DeviceMismatch>(I); }
+
+} // namespace torchlint::rules

@@ -1,0 +1,171 @@
+// TL104 factory-without-device: inside `forward` (or a method it calls), a tensor factory
+// with no `device=` whose result meets an input or a parameter of the module.
+#include "common/Torch.h"
+
+#include "source/Strings.h"
+
+namespace torchlint::rules {
+
+namespace {
+constexpr std::string_view Doc = R"md(# TL104 factory-without-device
+
+## What it does
+Flags a tensor factory (`torch.zeros`, `ones`, `empty`, `full`, `rand*`, `arange`,
+`linspace`, `eye`, `tensor`, `as_tensor`) called without `device=` inside the `forward` of
+an `nn.Module` (or a method `forward` calls), when the device flow sees its result meet an
+input of `forward` or a parameter, buffer or submodule output of the module: in arithmetic,
+`torch.cat`/`stack`/`where`, or as the input of a submodule.
+
+## Why is this bad?
+A factory without `device=` allocates on the CPU (unless the default device was changed).
+The module works while everything is on the CPU and fails as soon as it is moved to a GPU:
+`RuntimeError: Expected all tensors to be on the same device, but found at least two
+devices, cuda:0 and cpu!`. Tests on a CPU machine never see it.
+
+## Example
+```python
+class PositionalEncoding(nn.Module):
+    def forward(self, x):
+        pos = torch.arange(x.size(1))
+        return x + self.embed(pos)
+```
+
+## Use instead
+```python
+class PositionalEncoding(nn.Module):
+    def forward(self, x):
+        pos = torch.arange(x.size(1), device=x.device)
+        return x + self.embed(pos)
+```
+
+## Fix safety
+Safe where the function has exactly one input besides `self`: the fix adds
+`device=<input>.device` to the factory. Elsewhere no fix is offered: which input's device is
+meant is a choice.
+
+## When it stays silent
+- `torch.zeros(n, device=x.device)`, `torch.zeros_like(x)`, `x.new_zeros(n)`: they follow `x`.
+- Factories used only on the host: `torch.arange(n).tolist()`, sizes, loop bounds.
+- 0-dim results such as `torch.tensor(2.0)`: PyTorch combines 0-dim CPU tensors with CUDA
+  tensors.
+- Code outside `forward` and the methods it calls, and files that change the default device
+  (`torch.set_default_device`, `with torch.device(...)`).
+)md";
+
+bool arithmetic(std::string_view Op) {
+  return Op == "+" || Op == "-" || Op == "*" || Op == "/" || Op == "@" || Op == "//" || Op == "%";
+}
+
+class FactoryWithoutDevice final : public Rule {
+public:
+  using Rule::Rule;
+  std::string_view documentation() const override { return Doc; }
+  std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
+
+  void check(const NodeRef &N, RuleContext &Ctx) const override {
+    if (!Ctx.model().inRole(N.Scope, RoleForward))
+      return;
+    const flow::DeviceFlow *F = Ctx.flow();
+    if (!F)
+      return;
+    const NodeText &Text = Ctx.text();
+    std::vector<TSNode> Operands;
+    if (is(N.Node, "binary_operator")) {
+      if (!arithmetic(Text(field(N.Node, "operator"))))
+        return;
+      Operands = {field(N.Node, "left"), field(N.Node, "right")};
+    } else {
+      const CallFacts *Facts = Ctx.call(N.Node);
+      if (!Facts || Facts->Args.HasSplat)
+        return;
+      const CallArgs &A = Facts->Args;
+      std::string_view Q = Facts->Qualified;
+      if ((Q == "torch.cat" || Q == "torch.stack" || Q == "torch.concat") && !A.Positional.empty() &&
+          (is(A.Positional[0], "list") || is(A.Positional[0], "tuple")))
+        Operands = namedChildren(A.Positional[0]);
+      else if (Q == "torch.matmul" || Q == "torch.mm" || Q == "torch.bmm" || Q == "torch.add" ||
+               Q == "torch.mul" || Q == "torch.sub" || Q == "torch.div" || Q == "torch.maximum" ||
+               Q == "torch.minimum")
+        Operands = A.Positional;
+      else if (Q == "torch.where" && A.Positional.size() == 3)
+        Operands = {A.Positional[1], A.Positional[2]};
+      else if (Q.empty()) {
+        // A submodule fed the factory's result: `self.embed(torch.arange(n))`.
+        const flow::Value *Mod = F->valueOf(A.Callee);
+        if (!Mod || Mod->Kind != flow::ValueKind::Module || Mod->has(flow::FlagParamless) ||
+            Mod->Dev.Kind != flow::DeviceKind::Configured || Mod->Dev.Name != "self")
+          return;
+        for (TSNode Arg : A.Positional)
+          if (const flow::Value *V = F->valueOf(Arg); V && fromFactory(*V))
+            report(*V, Ctx);
+        return;
+      } else
+        return;
+    }
+    const flow::Value *Factory = nullptr;
+    bool MeetsInput = false;
+    for (TSNode O : Operands) {
+      const flow::Value *V = F->valueOf(O);
+      if (!V)
+        continue;
+      if (fromFactory(*V))
+        Factory = Factory ? Factory : V;
+      else if (V->has(flow::FlagInput) && V->Dev.Kind != flow::DeviceKind::Cpu)
+        MeetsInput = true;
+    }
+    if (Factory && MeetsInput)
+      report(*Factory, Ctx);
+  }
+
+private:
+  static bool fromFactory(const flow::Value &V) {
+    return V.isTensor() && V.has(flow::FlagDefaultFactory) && !V.has(flow::FlagInput) &&
+           V.Dev.Kind == flow::DeviceKind::Cpu && V.R == flow::Rank::NonZero && !ts_node_is_null(V.Factory);
+  }
+
+  static void report(const flow::Value &V, RuleContext &Ctx) {
+    const NodeText &Text = Ctx.text();
+    TSNode Call = V.Factory;
+    std::string Name(lastComponent(Ctx.model().qualifiedName(field(Call, "function"))));
+    if (Name.empty())
+      return;
+    Diagnostic &D = Ctx.report(Call, "`torch." + Name +
+                                         "(...)` without `device=` inside `forward` is created on the CPU, but "
+                                         "meets tensors on the module's device; pass `device=`");
+    // The fix names the one input of the enclosing function.
+    const SemanticModel &M = Ctx.model();
+    int32_t Fn = -1;
+    for (size_t I = 0; I < M.scopes().size(); ++I) {
+      const Scope &S = M.scopes()[I];
+      if (S.Kind == ScopeKind::Function && ts_node_start_byte(S.Node) <= ts_node_start_byte(Call) &&
+          ts_node_end_byte(Call) <= ts_node_end_byte(S.Node))
+        Fn = static_cast<int32_t>(I); // the innermost: scopes come in document order
+    }
+    if (Fn < 0)
+      return;
+    std::vector<std::string_view> Inputs;
+    bool Plain = true;
+    for (TSNode P : namedChildren(field(M.scope(Fn).Node, "parameters"))) {
+      if (is(P, "identifier"))
+        Inputs.push_back(Text(P));
+      else if (is(P, "typed_parameter") && is(ts_node_named_child(P, 0), "identifier"))
+        Inputs.push_back(Text(ts_node_named_child(P, 0)));
+      else
+        Plain = false; // defaults, *args, **kwargs: more than one thing could be meant
+    }
+    if (!Plain || Inputs.size() != 2 || Inputs[0] != "self")
+      return;
+    auto A = callArgs(Call, Text);
+    if (!A || A->HasSplat || !ts_node_is_null(A->keyword("device")))
+      return;
+    std::string Arg = "device=" + std::string(Inputs[1]) + ".device";
+    D.Fix = torchlint::Fix{"Pass `" + Arg + "`", Applicability::Safe, {appendArgument(*A, Text, Arg)}};
+  }
+};
+} // namespace
+
+std::unique_ptr<Rule> createFactoryWithoutDevice(const RuleInfo &I) {
+  return std::make_unique<FactoryWithoutDevice>(I);
+}
+
+} // namespace torchlint::rules

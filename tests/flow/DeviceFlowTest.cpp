@@ -1,0 +1,199 @@
+// Unit tests of the device-flow lattice (joins, which devices certainly differ) and of its
+// transfer functions, asked about nodes of small sources.
+#include "flow/DeviceFlow.h"
+#include "semantic/Walker.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+namespace torchlint::flow {
+namespace {
+
+TEST(DeviceLattice, CertainlyDifferentOnlyWhenKnown) {
+  Device Cpu = Device::cpu(), Cuda{DeviceKind::Cuda, -1, {}}, Cuda0{DeviceKind::Cuda, 0, {}},
+         Cuda1{DeviceKind::Cuda, 1, {}}, Mps{DeviceKind::Mps, -1, {}}, D = Device::configured("device"),
+         E = Device::configured("other"), Unknown;
+  EXPECT_TRUE(certainlyDifferent(Cpu, Cuda));
+  EXPECT_TRUE(certainlyDifferent(Cpu, D)); // a configured device is meant to be the accelerator
+  EXPECT_TRUE(certainlyDifferent(D, Cpu));
+  EXPECT_TRUE(certainlyDifferent(Cuda0, Cuda1));
+  EXPECT_TRUE(certainlyDifferent(Cuda, Mps));
+  EXPECT_FALSE(certainlyDifferent(Cuda, Cuda0)); // "cuda" may be cuda:0
+  EXPECT_FALSE(certainlyDifferent(D, E));        // two configured devices may be the same
+  EXPECT_FALSE(certainlyDifferent(D, Cuda));
+  EXPECT_FALSE(certainlyDifferent(Cpu, Unknown));
+  EXPECT_FALSE(certainlyDifferent(Cpu, Cpu));
+  EXPECT_FALSE(certainlyDifferent(D, D));
+}
+
+TEST(DeviceLattice, JoinKeepsOnlyAgreedFacts) {
+  Value A, B;
+  A.Kind = B.Kind = ValueKind::Tensor;
+  A.Dev = B.Dev = Device::cpu();
+  A.Type = DType::Float64;
+  B.Type = DType::Float32;
+  A.R = B.R = Rank::NonZero;
+  A.Flags = FlagInput | FlagPinned;
+  B.Flags = FlagPinned;
+  Value J = join(A, B);
+  EXPECT_EQ(J.Kind, ValueKind::Tensor);
+  EXPECT_EQ(J.Dev.Kind, DeviceKind::Cpu);
+  EXPECT_EQ(J.Type, DType::Unknown);
+  EXPECT_EQ(J.R, Rank::NonZero);
+  EXPECT_EQ(J.Flags, FlagPinned);
+  B.Kind = ValueKind::Module;
+  EXPECT_EQ(join(A, B).Kind, ValueKind::Unknown);
+  EXPECT_EQ(join(A, A), A);
+}
+
+TEST(DeviceLattice, ParsesDeviceStrings) {
+  EXPECT_EQ(parseDevice("cpu").Kind, DeviceKind::Cpu);
+  EXPECT_EQ(parseDevice("cuda:3").Index, 3);
+  EXPECT_EQ(parseDevice("mps").Kind, DeviceKind::Mps);
+  EXPECT_FALSE(parseDevice("cuda:x").known());
+  EXPECT_FALSE(parseDevice("gpu").known());
+  EXPECT_EQ(deviceName(Device::configured("args.device")), "`args.device`");
+  EXPECT_EQ(deviceName(Device{DeviceKind::Cuda, 1, {}}), "cuda:1");
+}
+
+/// A parsed source with its flow; `at(Text)` finds the last evaluated expression with that
+/// text (assignment targets are not evaluated: ask about a later use).
+struct Analysed {
+  std::string Source;
+  TreePtr Tree;
+  SemanticModel Model;
+  std::unique_ptr<DeviceFlow> Flow;
+  explicit Analysed(std::string S) : Source(std::move(S)), Tree(parsePython(Source)), Model(Source) {
+    KindSet None;
+    walkFile(ts_tree_root_node(Tree.get()), Model, None);
+    Flow = std::make_unique<DeviceFlow>(ts_tree_root_node(Tree.get()), Model);
+  }
+  Value at(std::string_view Text) const {
+    TSNode Found{};
+    std::function<void(TSNode)> Visit = [&](TSNode N) {
+      if (ts_node_is_named(N) && Model.text()(N) == Text && Flow->valueOf(N))
+        Found = N;
+      for (uint32_t I = 0; I < ts_node_child_count(N); ++I)
+        Visit(ts_node_child(N, I));
+    };
+    Visit(ts_tree_root_node(Tree.get()));
+    const Value *V = ts_node_is_null(Found) ? nullptr : Flow->valueOf(Found);
+    return V ? *V : Value();
+  }
+};
+
+TEST(DeviceFlowTransfer, FactoriesLoadersAndMoves) {
+  Analysed A("import torch\nimport numpy as np\nfrom torch.utils.data import DataLoader\n"
+             "def f(ds, device):\n"
+             "    a = torch.zeros(3, 4)\n"
+             "    b = torch.zeros(3, device=device)\n"
+             "    c = a.to(device)\n"
+             "    d = torch.zeros_like(c)\n"
+             "    e = torch.from_numpy(np.random.rand(3))\n"
+             "    g = a.to(torch.float16)\n"
+             "    s = torch.tensor(1.0)\n"
+             "    for x, y in DataLoader(ds, pin_memory=True):\n"
+             "        x\n"
+             "    return a, b, c, d, e, g, s\n");
+  EXPECT_EQ(A.at("a").Dev.Kind, DeviceKind::Cpu);
+  EXPECT_TRUE(A.at("a").has(FlagDefaultFactory));
+  EXPECT_EQ(A.at("a").R, Rank::NonZero);
+  EXPECT_EQ(A.at("b").Dev, Device::configured("device"));
+  EXPECT_EQ(A.at("c").Dev, Device::configured("device"));
+  EXPECT_EQ(A.at("c").DevHow, Origin::Moved);
+  EXPECT_EQ(A.at("d").Dev, Device::configured("device"));
+  EXPECT_EQ(A.at("e").Type, DType::Float64);
+  EXPECT_EQ(A.at("g").Dev.Kind, DeviceKind::Cpu); // .to(dtype) does not move
+  EXPECT_EQ(A.at("g").Type, DType::Half);
+  EXPECT_EQ(A.at("s").R, Rank::Zero);
+  EXPECT_EQ(A.at("x").Dev.Kind, DeviceKind::Cpu);
+  EXPECT_EQ(A.at("x").DevHow, Origin::DataLoader);
+  EXPECT_TRUE(A.at("x").has(FlagPinned));
+}
+
+TEST(DeviceFlowTransfer, ModulesMoveInPlaceAndBranchesJoin) {
+  Analysed A("import torch\nfrom torch import nn\n"
+             "def f(device, cond):\n"
+             "    m = nn.Linear(2, 2)\n"
+             "    m\n"
+             "    m.to(device)\n"
+             "    moved = m\n"
+             "    n = nn.Linear(2, 2)\n"
+             "    if cond:\n"
+             "        n.cuda()\n"
+             "    joined = n\n"
+             "    out = m(torch.ones(1, 2))\n"
+             "    t = torch.ones(2)\n"
+             "    t.to(device)\n"
+             "    same = t\n"
+             "    return moved, joined, out, same\n");
+  EXPECT_EQ(A.at("moved").Dev, Device::configured("device"));
+  EXPECT_EQ(A.at("moved").Kind, ValueKind::Module);
+  EXPECT_FALSE(A.at("joined").Dev.known()); // moved in one branch only
+  EXPECT_EQ(A.at("out").Dev, Device::configured("device"));
+  EXPECT_EQ(A.at("out").DevHow, Origin::ModuleOutput);
+  EXPECT_EQ(A.at("same").Dev.Kind, DeviceKind::Cpu); // tensors do not move in place
+}
+
+TEST(DeviceFlowTransfer, ConfiguredDevicesAndHelpers) {
+  Analysed A("import torch\n"
+             "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+             "def make():\n"
+             "    return torch.randn(4, 4)\n"
+             "def f():\n"
+             "    b = make()\n"
+             "    c = b.to(device)\n"
+             "    for i in range(3):\n"
+             "        c = c + 1\n"
+             "    after = c\n"
+             "    return after\n");
+  EXPECT_EQ(A.at("device").Kind, ValueKind::Device);
+  EXPECT_EQ(A.at("b").Dev.Kind, DeviceKind::Cpu);
+  EXPECT_EQ(A.at("after").Dev, Device::configured("device")); // the loop keeps the device
+}
+
+TEST(DeviceFlowTransfer, ModuleAttributesFromInit) {
+  Analysed A("import torch\nfrom torch import nn\n"
+             "class M(nn.Module):\n"
+             "    def __init__(self):\n"
+             "        super().__init__()\n"
+             "        self.fc = nn.Linear(2, 2)\n"
+             "        self.w = nn.Parameter(torch.ones(2))\n"
+             "        self.register_buffer(\"pe\", torch.zeros(2))\n"
+             "        self.plain = torch.ones(2)\n"
+             "    def forward(self, x):\n"
+             "        return self.fc(x) + self.w + self.pe + self.plain\n");
+  EXPECT_EQ(A.at("self.w").Dev, Device::configured("self"));
+  EXPECT_EQ(A.at("self.pe").Dev, Device::configured("self"));
+  EXPECT_EQ(A.at("self.fc(x)").Dev, Device::configured("self"));
+  EXPECT_EQ(A.at("self.plain").Dev.Kind, DeviceKind::Cpu);
+  EXPECT_TRUE(A.at("self.plain").has(FlagPlainAttribute));
+  EXPECT_TRUE(A.at("x").has(FlagInput));
+}
+
+// Generated code: a 20,000-term expression and loops nested 30 deep are analysed without
+// exhausting the stack or multiplying the work, and nothing is claimed about what they hide.
+TEST(DeviceFlowTransfer, DeepNestingStaysBounded) {
+  std::string Sum = "import torch\ndef f(device):\n    x = torch.zeros(3)\n    y = x";
+  for (int I = 0; I < 20000; ++I)
+    Sum += " + x";
+  Sum += "\n    return y\n";
+  Analysed A(Sum);
+  EXPECT_EQ(A.at("x").Dev.Kind, DeviceKind::Cpu);
+  EXPECT_FALSE(A.at("y").Dev.known()); // past the depth limit: unknown, not a guess
+
+  std::string Loops = "import torch\nfrom torch.utils.data import DataLoader\ndef f(device, ds):\n"
+                      "    m = torch.nn.Linear(2, 2).to(device)\n";
+  std::string Indent = "    ";
+  for (int I = 0; I < 30; ++I) {
+    Loops += Indent + "for i" + std::to_string(I) + " in DataLoader(ds):\n";
+    Indent += "    ";
+  }
+  Loops += Indent + "out = m\n" + Indent + "z = out\n";
+  Analysed B(Loops);
+  EXPECT_FALSE(B.at("out").Dev.known()); // deep loops start from a state that knows nothing
+}
+
+} // namespace
+} // namespace torchlint::flow
