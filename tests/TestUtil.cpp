@@ -1,6 +1,8 @@
 // Helpers shared by the tests.
 #include "TestUtil.h"
 
+#include <algorithm>
+
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Program.h>
 
@@ -85,6 +87,37 @@ RunResult runTorchlint(const std::vector<std::string> &Args, const std::string &
   R.Out = readFile(Out);
   R.Err = readFile(Err);
   return R;
+}
+
+bool parsesCleanly(const std::string &Source) {
+  TreePtr T = parsePython(Source);
+  return T && !ts_node_has_error(ts_tree_root_node(T.get()));
+}
+
+std::string fixOnce(const std::string &Source, const std::string &Code, std::optional<TorchVersion> Target,
+                    size_t *Fixes, std::vector<Applicability> *Applic) {
+  std::vector<Edit> Edits;
+  size_t Count = 0;
+  for (const Diagnostic &D : lintString(Source, {Code}, Target))
+    if (D.Code == Code && D.Fix) {
+      ++Count;
+      if (Applic)
+        Applic->push_back(D.Fix->Applic);
+      for (const Edit &E : D.Fix->Edits)
+        if (std::none_of(Edits.begin(), Edits.end(), [&](const Edit &X) {
+              return X.Range.Begin == E.Range.Begin && X.Range.End == E.Range.End && X.Replacement == E.Replacement;
+            }))
+          Edits.push_back(E);
+    }
+  if (Fixes)
+    *Fixes = Count;
+  std::sort(Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) {
+    return A.Range.Begin != B.Range.Begin ? A.Range.Begin > B.Range.Begin : A.Range.End > B.Range.End;
+  });
+  std::string Out = Source;
+  for (const Edit &E : Edits)
+    Out.replace(E.Range.Begin, E.Range.End - E.Range.Begin, E.Replacement);
+  return Out;
 }
 
 } // namespace torchlint::test

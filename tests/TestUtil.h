@@ -13,6 +13,16 @@ namespace torchlint::test {
 std::vector<Diagnostic> lintString(const std::string &Source, std::vector<std::string> Select = {},
                                    std::optional<TorchVersion> Target = std::nullopt);
 
+/// Whether \p Source parses without an error node.
+bool parsesCleanly(const std::string &Source);
+
+/// Applies every fix of rule \p Code in \p Source once, as one batch (the fix tests' sources
+/// have no overlapping fixes); findings that share a fix share its edits, applied once.
+/// \p Fixes receives how many findings offered a fix, \p Applic each fix's applicability.
+std::string fixOnce(const std::string &Source, const std::string &Code,
+                    std::optional<TorchVersion> Target = std::nullopt, size_t *Fixes = nullptr,
+                    std::vector<Applicability> *Applic = nullptr);
+
 /// "line:code" for each diagnostic (1-based lines), for compact assertions.
 std::vector<std::string> lineCodes(const std::string &Source, const std::vector<Diagnostic> &D);
 

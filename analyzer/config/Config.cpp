@@ -98,14 +98,19 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
   for (auto &[KeyView, Node] : *T) {
     std::string Key(KeyView.str());
     std::string Full = Prefix + Key;
-    if (Key == "select" || Key == "ignore" || Key == "extend-select" || Key == "exclude" || Key == "extend-exclude") {
+    if (Key == "select" || Key == "ignore" || Key == "extend-select" || Key == "exclude" || Key == "extend-exclude" ||
+        Key == "fixable" || Key == "unfixable") {
       auto L = stringList(Node, Path, Full);
       if (!L)
         return L.takeError();
-      if (Key == "select" || Key == "ignore" || Key == "extend-select")
+      if (Key == "select" || Key == "ignore" || Key == "extend-select" || Key == "fixable" || Key == "unfixable")
         if (auto E = checkSelectors(*L, R, Path, Node, Full))
           return E;
-      if (Key == "select")
+      if (Key == "fixable")
+        C.Fixable = std::move(*L);
+      else if (Key == "unfixable")
+        C.Unfixable = std::move(*L);
+      else if (Key == "select")
         C.Select = std::move(*L);
       else if (Key == "ignore")
         C.Ignore = std::move(*L);
@@ -138,7 +143,7 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
     } else {
       return configError(Path, where(Node) + ": unknown key `" + Full +
                                    "` (known: select, ignore, extend-select, per-file-ignores, exclude, "
-                                   "extend-exclude, target-torch-version)");
+                                   "extend-exclude, target-torch-version, fixable, unfixable)");
     }
   }
   return C;
@@ -326,6 +331,26 @@ LintSettings ConfigResolver::settingsFor(const Config &C, const std::string &Fil
   for (auto Code : On)
     L.Enabled.emplace_back(Code);
   return L;
+}
+
+std::optional<std::vector<std::string>> ConfigResolver::fixableFor(const Config &C) const {
+  const auto *Fixable = Cli.Fixable ? &*Cli.Fixable : (C.Fixable ? &*C.Fixable : nullptr);
+  if (!Fixable && C.Unfixable.empty() && Cli.Unfixable.empty())
+    return std::nullopt;
+  std::set<std::string_view> On;
+  if (Fixable) {
+    for (auto &S : *Fixable)
+      for (auto Code : Reg.matching(S))
+        On.insert(Code);
+  } else {
+    for (auto &R : Reg.rules())
+      On.insert(R->info().Code);
+  }
+  for (const auto *List : {&C.Unfixable, &Cli.Unfixable})
+    for (auto &S : *List)
+      for (auto Code : Reg.matching(S))
+        On.erase(Code);
+  return std::vector<std::string>(On.begin(), On.end());
 }
 
 bool ConfigResolver::isExcluded(const Config &C, const std::string &Path) const {

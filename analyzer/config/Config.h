@@ -24,6 +24,9 @@ struct Config {
   std::optional<std::vector<std::string>> Exclude;
   std::vector<std::string> ExtendExclude;
   std::optional<TorchVersion> TargetTorch;
+  // Codes whose fixes may be applied: `fixable` (default ALL) minus `unfixable`.
+  std::optional<std::vector<std::string>> Fixable;
+  std::vector<std::string> Unfixable;
 };
 
 /// What the command line says; it overrides the files.
@@ -31,6 +34,8 @@ struct CliOptions {
   std::optional<std::vector<std::string>> Select;
   std::vector<std::string> Ignore, ExtendSelect;
   std::optional<std::string> ConfigFile; // --config: use this one for every file
+  std::optional<std::vector<std::string>> Fixable; // --fixable: replaces the files' `fixable`
+  std::vector<std::string> Unfixable;             // --unfixable: added to the files'
 };
 
 /// Parses a config file. Returns nullopt for a pyproject.toml without [tool.torchlint];
@@ -53,6 +58,9 @@ public:
   /// returned each time.
   llvm::Expected<std::shared_ptr<const Config>> forPath(const std::string &Path);
   LintSettings settingsFor(const Config &C, const std::string &FilePath) const;
+  /// The sorted codes whose fixes may be applied under \p C and the command line; nullopt
+  /// when every code may be fixed.
+  std::optional<std::vector<std::string>> fixableFor(const Config &C) const;
   /// Whether \p Path (file or folder) is excluded by \p C's exclude/extend-exclude.
   bool isExcluded(const Config &C, const std::string &Path) const;
   const CliOptions &cli() const { return Cli; }

@@ -110,33 +110,32 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
     const LintSettings &S = Resolver.settingsFor(*Files[I].Cfg, Files[I].Path);
     Out[I] = Cache ? lintPathCached(Files[I].Path, L, S, *Cache, Fresh[I]) : lintPath(Files[I].Path, L, S);
   };
-  auto Finish = [&] {
-    if (!Cache)
-      return;
+  forEachIndex(Files.size(), Jobs, One);
+  if (Cache) {
     std::vector<CacheEntry> New;
     for (auto &E : Fresh)
       if (E)
         New.push_back(std::move(*E));
     Cache->update(std::move(New));
-  };
-  if (Jobs <= 1 || Files.size() <= 1) {
-    for (size_t I = 0; I < Files.size(); ++I)
-      One(I);
-    Finish();
-    return Out;
   }
-  // Work stealing through a shared counter keeps big files from serialising a chunk.
+  return Out;
+}
+
+void forEachIndex(size_t Count, unsigned Jobs, const std::function<void(size_t)> &Work) {
+  if (Jobs <= 1 || Count <= 1) {
+    for (size_t I = 0; I < Count; ++I)
+      Work(I);
+    return;
+  }
   std::atomic<size_t> Next{0};
-  unsigned Threads = std::min<unsigned>(Jobs, static_cast<unsigned>(Files.size()));
+  unsigned Threads = static_cast<unsigned>(std::min<size_t>(Jobs, Count));
   llvm::ThreadPool Pool(llvm::hardware_concurrency(Threads));
   for (unsigned T = 0; T < Threads; ++T)
     Pool.async([&] {
-      for (size_t I; (I = Next.fetch_add(1)) < Files.size();)
-        One(I);
+      for (size_t I; (I = Next.fetch_add(1)) < Count;)
+        Work(I);
     });
   Pool.wait();
-  Finish();
-  return Out;
 }
 
 } // namespace torchlint

@@ -7,6 +7,7 @@
 #include "driver/Discovery.h"
 #include "lint/Linter.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ std::string checkLintable(std::string_view Text);
 
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S);
 FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S);
+
+/// Runs \p Work(I) for every I below \p Count on up to \p Jobs threads. Indices are handed out
+/// one at a time through a shared counter, so one big file never holds up a whole chunk.
+void forEachIndex(size_t Count, unsigned Jobs, const std::function<void(size_t)> &Work);
 
 /// Lints \p Files on \p Jobs threads. With \p Cache, files whose content, settings and
 /// torchlint build match a stored entry are not parsed again (and not even read when they

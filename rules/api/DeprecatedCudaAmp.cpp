@@ -2,6 +2,8 @@
 // deprecated since PyTorch 2.4 in favour of `torch.amp.*` with a device type.
 #include "common/Checkpoint.h"
 
+#include <algorithm>
+
 namespace torchlint::rules {
 
 namespace {
@@ -47,9 +49,14 @@ the fix rewrites the callee with the user's alias for `torch` and adds the devic
 (`enabled`, `dtype`, `cache_enabled`) become keywords, because `torch.amp.autocast` takes
 the device type first and `dtype` second. The fix is safe: the new spelling behaves the same
 (`float16` is still the default CUDA autocast type), and needs PyTorch 2.4, the version that
-deprecates the old one. No fix for names imported from `torch.cuda.amp` (the import would
-have to change too), for calls that unpack `*args`/`**kwargs`, or when `torch` is reached
-through another module alias.
+deprecates the old one. For names imported with `from torch.cuda.amp import autocast,
+GradScaler`, the fix rewrites the import to `from torch.amp import ...` together with every
+use of those names in the file (`autocast(...)` -> `autocast("cuda", ...)`,
+`@custom_fwd` -> `@custom_fwd(device_type="cuda")`), as one edit: it is offered only when
+the import is a plain module-level statement importing nothing else, and every use of the
+names is a call or decorator it can rewrite (a name passed around, rebound or called with
+`*args`/`**kwargs` gets no fix). No fix for calls that unpack `*args`/`**kwargs`, or when
+`torch` is reached through another module alias (`from torch.cuda import amp`).
 
 ## When it stays silent
 - `target-torch-version` is below 2.4.
@@ -119,6 +126,152 @@ TSNode firstArgument(TSNode ArgList) {
   return {};
 }
 
+/// The edits that add the device type to a use of \p A whose callee is \p Callee: \p Call is
+/// the call node, or null for a bare decorator. Appends to \p Edits; false when the call
+/// cannot be rewritten (`*args`/`**kwargs`, too many positional arguments).
+bool addDeviceType(Api A, TSNode Call, TSNode Callee, const NodeText &T, std::vector<Edit> &Edits) {
+  if (ts_node_is_null(Call)) {
+    Edits.push_back({{ts_node_end_byte(Callee), ts_node_end_byte(Callee)}, "(device_type=\"cuda\")"});
+    return A == Api::CustomFwd || A == Api::CustomBwd;
+  }
+  auto Args = callArgs(Call, T);
+  if (!Args || Args->HasSplat)
+    return false;
+  TSNode First = firstArgument(Args->ArgList);
+  uint32_t Open = ts_node_start_byte(Args->ArgList) + 1;
+  if (A == Api::Autocast || A == Api::GradScaler) {
+    if (ts_node_is_null(First))
+      Edits.push_back({{Open, Open}, "\"cuda\""});
+    else
+      Edits.push_back({{ts_node_start_byte(First), ts_node_start_byte(First)}, "\"cuda\", "});
+    if (A == Api::Autocast) {
+      // torch.cuda.amp.autocast(enabled, dtype, cache_enabled) -> keywords.
+      static constexpr std::string_view Names[] = {"enabled", "dtype", "cache_enabled"};
+      if (Args->Positional.size() > 3)
+        return false;
+      for (size_t I = 0; I < Args->Positional.size(); ++I) {
+        uint32_t At = ts_node_start_byte(Args->Positional[I]);
+        // Sharing an insertion point with "cuda": put both in one edit, in order.
+        if (I == 0 && At == ts_node_start_byte(First))
+          Edits.back().Replacement += std::string(Names[I]) + "=";
+        else
+          Edits.push_back({{At, At}, std::string(Names[I]) + "="});
+      }
+    }
+  } else if (!Args->Positional.empty()) {
+    Edits.push_back(appendArgument(*Args, T, "device_type=\"cuda\""));
+  } else if (ts_node_is_null(First)) {
+    Edits.push_back({{Open, Open}, "device_type=\"cuda\""});
+  } else {
+    Edits.push_back({{ts_node_start_byte(First), ts_node_start_byte(First)}, "device_type=\"cuda\", "});
+  }
+  return true;
+}
+
+/// Calls \p Fn on every node under \p Root, in document order.
+template <class F> void forEachNode(TSNode Root, F &&Fn) {
+  TSTreeCursor C = ts_tree_cursor_new(Root);
+  for (bool Down = true;;) {
+    if (Down)
+      Fn(ts_tree_cursor_current_node(&C));
+    if (Down && ts_tree_cursor_goto_first_child(&C))
+      continue;
+    if (ts_tree_cursor_goto_next_sibling(&C)) {
+      Down = true;
+      continue;
+    }
+    if (!ts_tree_cursor_goto_parent(&C))
+      break;
+    Down = false;
+  }
+  ts_tree_cursor_delete(&C);
+}
+
+/// The fix for names imported from `torch.cuda.amp`: the import and every use, or nullopt
+/// when any use cannot be rewritten. Computed once per file text and thread (every finding
+/// of those names carries the same fix).
+std::optional<Fix> computeImportFix(TSNode Root, const NodeText &T) {
+  if (ts_node_has_error(Root))
+    return std::nullopt;
+  std::vector<TSNode> Imports;
+  forEachNode(Root, [&](TSNode N) {
+    if (is(N, "import_from_statement") && T(field(N, "module_name")) == "torch.cuda.amp")
+      Imports.push_back(N);
+  });
+  std::vector<std::pair<std::string_view, Api>> Names; // local name -> API
+  std::vector<Edit> Edits;
+  for (TSNode Import : Imports) {
+    // Plain module-level imports only: one inside a function, or in a try/if for
+    // compatibility, is left to the user.
+    if (!is(ts_node_parent(Import), "module"))
+      return std::nullopt;
+    TSNode Module = field(Import, "module_name");
+    for (uint32_t I = 0, E = ts_node_named_child_count(Import); I < E; ++I) {
+      TSNode C = ts_node_named_child(Import, I);
+      if (ts_node_eq(C, Module) || is(C, "comment"))
+        continue;
+      TSNode Name = C, Local = C;
+      if (is(C, "aliased_import")) {
+        Name = field(C, "name");
+        Local = field(C, "alias");
+      } else if (!is(C, "dotted_name")) {
+        return std::nullopt; // `*`
+      }
+      Api A = apiOf("torch.cuda.amp." + std::string(T(Name)));
+      if (A == Api::None)
+        return std::nullopt; // another name would move to torch.amp too
+      Names.emplace_back(T(Local), A);
+    }
+    Edits.push_back({RuleContext::range(Module), "torch.amp"});
+  }
+  if (Names.empty())
+    return std::nullopt;
+  auto InImport = [&](TSNode N) {
+    return std::any_of(Imports.begin(), Imports.end(), [&](TSNode I) {
+      return ts_node_start_byte(N) >= ts_node_start_byte(I) && ts_node_end_byte(N) <= ts_node_end_byte(I);
+    });
+  };
+  bool Ok = true;
+  forEachNode(Root, [&](TSNode N) {
+    if (!Ok || !is(N, "identifier"))
+      return;
+    std::string_view Text = T(N);
+    auto It = std::find_if(Names.begin(), Names.end(), [&](auto &P) { return P.first == Text; });
+    if (It == Names.end() || InImport(N))
+      return;
+    TSNode P = ts_node_parent(N);
+    // `x.autocast` and `f(autocast=...)` are other names.
+    if ((is(P, "attribute") && ts_node_eq(field(P, "attribute"), N)) ||
+        (is(P, "keyword_argument") && ts_node_eq(field(P, "name"), N)))
+      return;
+    if (is(P, "call") && ts_node_eq(field(P, "function"), N))
+      Ok = addDeviceType(It->second, P, N, T, Edits);
+    else if (is(P, "decorator"))
+      Ok = addDeviceType(It->second, TSNode{}, N, T, Edits);
+    else
+      Ok = false; // passed around or rebound: after the import changes it would mean torch.amp's
+  });
+  if (!Ok)
+    return std::nullopt;
+  return Fix{"import from `torch.amp` and pass the device type", Applicability::Safe, std::move(Edits)};
+}
+
+std::optional<Fix> importFix(TSNode Call, RuleContext &Ctx) {
+  struct Cached {
+    std::string Text;
+    std::optional<Fix> F;
+  };
+  thread_local std::optional<Cached> Last;
+  std::string_view Text = Ctx.source().text();
+  if (!Last || Last->Text != Text) {
+    TSNode Root = Call;
+    for (TSNode P = ts_node_parent(Root); !ts_node_is_null(P); P = ts_node_parent(P))
+      Root = P;
+    Last = Cached{std::string(Text), computeImportFix(Root, Ctx.text())};
+  }
+  return Last->F;
+}
+
 class DeprecatedCudaAmp final : public Rule {
 public:
   using Rule::Rule;
@@ -167,45 +320,18 @@ public:
 
     Diagnostic &D = Ctx.report(Callee, "`torch.cuda.amp." + std::string(apiName(A)) +
                                            "` is deprecated since PyTorch 2.4; use " + replacement(A));
-    if (RootImport != "torch" || !is(Callee, "attribute"))
-      return; // an imported name: the import would have to change as well
+    if (is(Callee, "identifier")) {
+      // An imported name: the import changes, and with it every use of the names it binds.
+      if (auto F = importFix(N.Node, Ctx))
+        D.Fix = std::move(*F);
+      return;
+    }
+    if (RootImport != "torch")
+      return;
     std::string NewCallee = std::string(T(Root)) + ".amp." + std::string(apiName(A));
     std::vector<Edit> Edits{{RuleContext::range(Callee), NewCallee}};
-    if (Bare) {
-      Edits[0].Replacement += "(device_type=\"cuda\")";
-    } else {
-      auto Args = callArgs(N.Node, T);
-      if (!Args || Args->HasSplat)
-        return;
-      TSNode First = firstArgument(Args->ArgList);
-      uint32_t Open = ts_node_start_byte(Args->ArgList) + 1;
-      if (A == Api::Autocast || A == Api::GradScaler) {
-        if (ts_node_is_null(First))
-          Edits.push_back({{Open, Open}, "\"cuda\""});
-        else
-          Edits.push_back({{ts_node_start_byte(First), ts_node_start_byte(First)}, "\"cuda\", "});
-        if (A == Api::Autocast) {
-          // torch.cuda.amp.autocast(enabled, dtype, cache_enabled) -> keywords.
-          static constexpr std::string_view Names[] = {"enabled", "dtype", "cache_enabled"};
-          if (Args->Positional.size() > 3)
-            return;
-          for (size_t I = 0; I < Args->Positional.size(); ++I) {
-            uint32_t At = ts_node_start_byte(Args->Positional[I]);
-            // Sharing an insertion point with "cuda": put both in one edit, in order.
-            if (I == 0 && At == ts_node_start_byte(First))
-              Edits.back().Replacement += std::string(Names[I]) + "=";
-            else
-              Edits.push_back({{At, At}, std::string(Names[I]) + "="});
-          }
-        }
-      } else if (!Args->Positional.empty()) {
-        Edits.push_back(appendArgument(*Args, T, "device_type=\"cuda\""));
-      } else if (ts_node_is_null(First)) {
-        Edits.push_back({{Open, Open}, "device_type=\"cuda\""});
-      } else {
-        Edits.push_back({{ts_node_start_byte(First), ts_node_start_byte(First)}, "device_type=\"cuda\", "});
-      }
-    }
+    if (!addDeviceType(A, Bare ? TSNode{} : N.Node, Callee, T, Edits))
+      return;
     D.Fix = Fix{"use " + replacement(A, T(Root)), Applicability::Safe, std::move(Edits)};
   }
 };

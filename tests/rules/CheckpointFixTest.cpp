@@ -10,35 +10,6 @@
 namespace torchlint::test {
 namespace {
 
-std::string applyEdits(std::string Source, std::vector<Edit> Edits) {
-  std::sort(Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) {
-    return A.Range.Begin != B.Range.Begin ? A.Range.Begin > B.Range.Begin : A.Range.End > B.Range.End;
-  });
-  for (const Edit &E : Edits)
-    Source.replace(E.Range.Begin, E.Range.End - E.Range.Begin, E.Replacement);
-  return Source;
-}
-
-bool parsesCleanly(const std::string &Source) {
-  TreePtr T = parsePython(Source);
-  return T && !ts_node_has_error(ts_tree_root_node(T.get()));
-}
-
-/// Applies every fix of rule \p Code once (they do not overlap in these sources).
-std::string fixOnce(const std::string &Source, const std::string &Code, std::optional<TorchVersion> Target,
-                    size_t *Fixes = nullptr) {
-  std::vector<Edit> Edits;
-  size_t Count = 0;
-  for (const Diagnostic &D : lintString(Source, {Code}, Target))
-    if (D.Code == Code && D.Fix) {
-      ++Count;
-      Edits.insert(Edits.end(), D.Fix->Edits.begin(), D.Fix->Edits.end());
-    }
-  if (Fixes)
-    *Fixes = Count;
-  return applyEdits(Source, Edits);
-}
-
 struct FixCase {
   const char *Code;
   const char *Source;
@@ -115,6 +86,16 @@ const FixCase Cases[] = {
      "    def forward(ctx, x):\n        return x\n"},
     {"TL701", "import torch\ng = torch.cuda.amp.custom_bwd(f)\n",
      "import torch\ng = torch.amp.custom_bwd(f, device_type=\"cuda\")\n"},
+    // Names imported from torch.cuda.amp: the import and every use change together.
+    {"TL701", "from torch.cuda.amp import autocast\nwith autocast():\n    pass\n",
+     "from torch.amp import autocast\nwith autocast(\"cuda\"):\n    pass\n"},
+    {"TL701",
+     "from torch.cuda.amp import GradScaler as GS, autocast\nfrom torch.cuda.amp import custom_bwd\ns = GS()\n"
+     "with autocast(False, torch.float16):\n    pass\nclass F:\n    @custom_bwd\n    def backward(ctx, g):\n"
+     "        return g\n",
+     "from torch.amp import GradScaler as GS, autocast\nfrom torch.amp import custom_bwd\ns = GS(\"cuda\")\n"
+     "with autocast(\"cuda\", enabled=False, dtype=torch.float16):\n    pass\nclass F:\n"
+     "    @custom_bwd(device_type=\"cuda\")\n    def backward(ctx, g):\n        return g\n"},
 };
 
 std::string caseName(const ::testing::TestParamInfo<FixCase> &I) {
@@ -140,7 +121,12 @@ TEST(CheckpointFix, NoFixWhereItWouldBeWrong) {
       {"TL601", "import torch\nfrom torch import nn\nw = nn.Parameter(torch.ones(n)).cuda(memory_format=m)\n"},
       {"TL601", "import torch\nfrom torch import nn\nw = nn.Parameter(torch.ones(n))  # c\nv = (nn.Parameter(torch.ones(n))  # c\n"
                 "     .cuda())\n"},
-      {"TL701", "from torch.cuda.amp import autocast\nwith autocast():\n    pass\n"},
+      // Imported names: a use the fix cannot rewrite, another name from the module, an import
+      // inside a function, a call unpacking **kwargs.
+      {"TL701", "from torch.cuda.amp import autocast\nctx = autocast\nwith autocast():\n    pass\n"},
+      {"TL701", "from torch.cuda.amp import autocast, common\nwith autocast():\n    pass\n"},
+      {"TL701", "def f():\n    from torch.cuda.amp import autocast\n    with autocast():\n        pass\n"},
+      {"TL701", "from torch.cuda.amp import GradScaler\ns = GradScaler(**kw)\n"},
       {"TL701", "from torch.cuda import amp\nscaler = amp.GradScaler()\n"},
       {"TL701", "import torch\nwith torch.cuda.amp.autocast(**kw):\n    pass\n"},
   };

@@ -1,0 +1,74 @@
+// Reading, fixing and atomically writing files for `--fix` and `--diff`.
+#include "driver/FixFiles.h"
+
+#include "driver/AtomicWrite.h"
+
+#include <llvm/Support/MemoryBuffer.h>
+
+
+namespace torchlint {
+
+FixedFile fixSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S, const FixOptions &O) {
+  FixedFile F;
+  F.Outcome.Path = Path;
+  if (std::string Why = checkLintable(Text); !Why.empty()) {
+    F.Outcome.Error = std::move(Why);
+    return F;
+  }
+  if (SourceFile Probe(Path, Text); auto Bad = Probe.firstInvalidUtf8()) {
+    // The same message as linting gives, through the linting path.
+    F.Outcome = lintSource(Path, std::move(Text), L, S);
+    return F;
+  }
+  FixResult R = fixText(Path, Text, L, S, O);
+  F.Before = std::move(Text);
+  F.After = std::move(R.Text);
+  F.Applied = std::move(R.Applied);
+  F.Errors = std::move(R.Errors);
+  if (!R.Converged)
+    F.Errors.push_back(Path + ": internal error: fixes did not settle after " + std::to_string(O.MaxIterations) +
+                       " passes; the fixes of the last pass were kept");
+  F.Outcome.Source = std::move(R.Source);
+  F.Outcome.Diagnostics = std::move(R.Remaining);
+  return F;
+}
+
+namespace {
+
+FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver &Resolver, const FixOptions &Base,
+                 bool Write) {
+  auto Buf = llvm::MemoryBuffer::getFile(DF.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf) {
+    FixedFile F;
+    F.Outcome.Path = DF.Path;
+    F.Outcome.Error = "cannot read: " + Buf.getError().message();
+    return F;
+  }
+  FixOptions O = Base;
+  O.Fixable = Resolver.fixableFor(*DF.Cfg);
+  LintSettings S = Resolver.settingsFor(*DF.Cfg, DF.Path);
+  FixedFile F = fixSource(DF.Path, (*Buf)->getBuffer().str(), L, S, O);
+  if (!Write || !F.changed() || !F.Outcome.Error.empty())
+    return F;
+  if (llvm::Error E = writeFileAtomically(DF.Path, F.After)) {
+    F.Errors.push_back(DF.Path + ": fixes not written: " + llvm::toString(std::move(E)));
+    // The file keeps its text: report what is in it.
+    F.Applied.clear();
+    F.After = F.Before;
+    FileOutcome Again = lintSource(DF.Path, F.Before, L, S);
+    narrowFixes(Again.Diagnostics, O);
+    F.Outcome = std::move(Again);
+  }
+  return F;
+}
+
+} // namespace
+
+std::vector<FixedFile> fixFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
+                                const ConfigResolver &Resolver, const FixOptions &Base, bool Write, unsigned Jobs) {
+  std::vector<FixedFile> Out(Files.size());
+  forEachIndex(Files.size(), Jobs, [&](size_t I) { Out[I] = fixOne(Files[I], L, Resolver, Base, Write); });
+  return Out;
+}
+
+} // namespace torchlint

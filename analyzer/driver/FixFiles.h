@@ -1,0 +1,32 @@
+// `check --fix` and `--diff` over files: read each file, run the fix loop, and write the
+// result back atomically (or only report what would change), in parallel.
+#pragma once
+
+#include "driver/Driver.h"
+#include "driver/FixLoop.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace torchlint {
+
+struct FixedFile {
+  /// The diagnostics left in the file as it now is (the fixed text when written).
+  FileOutcome Outcome;
+  std::string Before, After;             // the text read and the fixed text
+  std::map<std::string, size_t> Applied; // fixes applied (or that would be, in a dry run)
+  std::vector<std::string> Errors;       // internal and write errors, one line each with the path
+  bool changed() const { return Before != After; }
+};
+
+/// Fixes a text in memory (stdin, tests): nothing is written.
+FixedFile fixSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S, const FixOptions &O);
+
+/// Fixes every file with the fixes \p Base allows, narrowed by each file's `fixable` /
+/// `unfixable`. With \p Write, changed files are replaced atomically; a file that cannot be
+/// written keeps its text, and its findings are reported as they are.
+std::vector<FixedFile> fixFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
+                                const ConfigResolver &Resolver, const FixOptions &Base, bool Write, unsigned Jobs);
+
+} // namespace torchlint

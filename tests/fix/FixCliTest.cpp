@@ -1,0 +1,210 @@
+// `torchlint check --fix`, `--unsafe-fixes`, `--diff`, `--fix --stdin-filename` and the
+// `fixable`/`unfixable` settings, end to end through the binary: what is written (and
+// what is not), the summary lines, exit codes, permissions, CRLF and read-only files.
+#include "TestUtil.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+#include <sys/stat.h>
+
+namespace torchlint::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Two safe fixes (TL107, TL701) and two unsafe ones (TL301, TL304).
+const std::string Fixable = "import torch\nx = torch.zeros(3, device=\"CPU\")\nscaler = torch.cuda.amp.GradScaler()\n"
+                            "state = torch.load(p)\n";
+const std::string SafeFixed = "import torch\nx = torch.zeros(3, device=\"cpu\")\nscaler = torch.amp.GradScaler(\"cuda\")\n"
+                              "state = torch.load(p)\n";
+const std::string AllFixed = "import torch\nx = torch.zeros(3, device=\"cpu\")\nscaler = torch.amp.GradScaler(\"cuda\")\n"
+                             "state = torch.load(p, map_location=\"cpu\", weights_only=True)\n";
+
+struct Project {
+  std::string Root = tempDir();
+  Project &file(const std::string &Rel, const std::string &Text) {
+    std::string P = Root + "/" + Rel;
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
+    writeFile(P, Text);
+    return *this;
+  }
+  std::string read(const std::string &Rel) const { return readFile(Root + "/" + Rel); }
+  RunResult run(std::vector<std::string> Args, const std::string &Stdin = "") const {
+    Args.push_back("--no-cache");
+    return runTorchlint(Args, Root, Stdin);
+  }
+};
+
+TEST(FixCli, WithoutFixNothingIsWrittenAndFixableFindingsAreMarked) {
+  Project P;
+  P.file("m.py", Fixable);
+  auto R = P.run({"check", "m.py"});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_EQ(P.read("m.py"), Fixable);
+  EXPECT_THAT(R.Out, HasSubstr("m.py:2:27: TL107 [*] "));
+  EXPECT_THAT(R.Out, HasSubstr("m.py:4:9: TL301 `torch.load`")) << "unsafe: no [*] without --unsafe-fixes";
+  EXPECT_THAT(R.Out, HasSubstr("Found 4 errors.\n[*] 2 fixable with the `--fix` option (2 hidden fixes can be "
+                               "enabled with the `--unsafe-fixes` option).\n"));
+  // --unsafe-fixes without --fix shows the unsafe ones as available.
+  R = P.run({"check", "--unsafe-fixes", "m.py"});
+  EXPECT_THAT(R.Out, HasSubstr("m.py:4:9: TL301 [*] "));
+  EXPECT_THAT(R.Out, HasSubstr("[*] 4 fixable with the `--fix` option.\n"));
+  EXPECT_EQ(P.read("m.py"), Fixable);
+}
+
+TEST(FixCli, FixWritesSafeFixesAndReportsWhatRemains) {
+  Project P;
+  P.file("m.py", Fixable);
+  ASSERT_EQ(chmod((P.Root + "/m.py").c_str(), 0640), 0);
+  auto R = P.run({"check", "--fix", "m.py"});
+  EXPECT_EQ(R.Exit, 1) << "findings remain: " << R.Out << R.Err;
+  EXPECT_EQ(P.read("m.py"), SafeFixed);
+  EXPECT_THAT(R.Out, HasSubstr("Found 4 errors (2 fixed, 2 remaining).\n"));
+  EXPECT_THAT(R.Out, Not(HasSubstr("TL107"))) << "fixed findings are not reported";
+  struct stat St;
+  ASSERT_EQ(stat((P.Root + "/m.py").c_str(), &St), 0);
+  EXPECT_EQ(St.st_mode & 07777, 0640u) << "the file keeps its permissions";
+  // No temporary file is left beside it.
+  std::error_code EC;
+  int Entries = 0;
+  for (llvm::sys::fs::directory_iterator It(P.Root, EC), End; It != End && !EC; It.increment(EC))
+    ++Entries;
+  EXPECT_EQ(Entries, 1);
+
+  R = P.run({"check", "--fix", "--unsafe-fixes", "m.py"});
+  EXPECT_EQ(R.Exit, 0) << R.Out << R.Err;
+  EXPECT_EQ(P.read("m.py"), AllFixed);
+  EXPECT_THAT(R.Out, HasSubstr("Found 2 errors (2 fixed, 0 remaining).\n"));
+  R = P.run({"check", "--fix", "--unsafe-fixes", "m.py"});
+  EXPECT_EQ(R.Exit, 0);
+  EXPECT_THAT(R.Out, HasSubstr("All checks passed!"));
+}
+
+TEST(FixCli, DiffPrintsAUnifiedDiffAndWritesNothing) {
+  Project P;
+  P.file("m.py", Fixable).file("clean.py", "import torch\n");
+  auto R = P.run({"check", "--diff", "m.py", "clean.py"});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_EQ(R.Out, "--- m.py\n+++ m.py\n@@ -1,4 +1,4 @@\n import torch\n-x = torch.zeros(3, device=\"CPU\")\n"
+                   "-scaler = torch.cuda.amp.GradScaler()\n+x = torch.zeros(3, device=\"cpu\")\n"
+                   "+scaler = torch.amp.GradScaler(\"cuda\")\n state = torch.load(p)\n");
+  EXPECT_THAT(R.Err, HasSubstr("Would fix 2 errors."));
+  EXPECT_EQ(P.read("m.py"), Fixable);
+  R = P.run({"check", "--diff", "--unsafe-fixes", "m.py"});
+  EXPECT_THAT(R.Out, HasSubstr("+state = torch.load(p, map_location=\"cpu\", weights_only=True)\n"));
+  EXPECT_EQ(P.read("m.py"), Fixable);
+  // Nothing to fix: no diff, exit 0.
+  R = P.run({"check", "--diff", "clean.py"});
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  EXPECT_EQ(R.Out, "");
+  // --fix --diff: the diff wins, nothing is written.
+  R = P.run({"check", "--fix", "--diff", "m.py"});
+  EXPECT_EQ(R.Exit, 1);
+  EXPECT_EQ(P.read("m.py"), Fixable);
+}
+
+TEST(FixCli, StdinWithFixPrintsTheFixedSource) {
+  Project P;
+  auto R = P.run({"check", "--fix", "--stdin-filename", "pkg/m.py"}, Fixable);
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_EQ(R.Out, SafeFixed) << "stdout carries only the fixed source";
+  EXPECT_THAT(R.Err, HasSubstr("pkg/m.py:4:9: TL301")) << "the report goes to stderr";
+  EXPECT_THAT(R.Err, HasSubstr("(2 fixed, 2 remaining)"));
+  EXPECT_FALSE(llvm::sys::fs::exists(P.Root + "/pkg/m.py")) << "nothing is written";
+  R = P.run({"check", "--fix", "--unsafe-fixes", "-"}, Fixable);
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  EXPECT_EQ(R.Out, AllFixed);
+  R = P.run({"check", "--diff", "--stdin-filename", "m.py"}, Fixable);
+  EXPECT_EQ(R.Exit, 1);
+  EXPECT_THAT(R.Out, HasSubstr("+x = torch.zeros(3, device=\"cpu\")\n"));
+  // Excluded with --force-exclude: the source comes back unchanged.
+  P.file("pyproject.toml", "[tool.torchlint]\nextend-exclude = [\"gen\"]\n");
+  R = P.run({"check", "--fix", "--force-exclude", "--stdin-filename", "gen/m.py"}, Fixable);
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  EXPECT_EQ(R.Out, Fixable);
+}
+
+TEST(FixCli, FixableAndUnfixable) {
+  Project P;
+  P.file("pyproject.toml", "[tool.torchlint]\nunfixable = [\"TL107\"]\n").file("m.py", Fixable);
+  auto R = P.run({"check", "m.py"});
+  EXPECT_THAT(R.Out, HasSubstr("m.py:2:27: TL107 `\"CPU\"`")) << "an unfixable code is not marked [*]";
+  EXPECT_THAT(R.Out, HasSubstr("(display-only fix)"));
+  EXPECT_THAT(R.Out, HasSubstr("[*] 1 fixable"));
+  R = P.run({"check", "--fix", "m.py"});
+  EXPECT_EQ(P.read("m.py"), "import torch\nx = torch.zeros(3, device=\"CPU\")\nscaler = torch.amp.GradScaler(\"cuda\")\n"
+                            "state = torch.load(p)\n");
+  EXPECT_THAT(R.Out, HasSubstr("(1 fixed, 3 remaining)"));
+
+  Project Q;
+  Q.file("torchlint.toml", "fixable = [\"TL3\"]\n").file("m.py", Fixable);
+  R = Q.run({"check", "--fix", "--unsafe-fixes", "m.py"});
+  EXPECT_EQ(Q.read("m.py"), "import torch\nx = torch.zeros(3, device=\"CPU\")\nscaler = torch.cuda.amp.GradScaler()\n"
+                            "state = torch.load(p, map_location=\"cpu\", weights_only=True)\n");
+  // The command line replaces `fixable` and adds to `unfixable`.
+  Q.file("m.py", Fixable);
+  R = Q.run({"check", "--fix", "--fixable", "TL1,TL7", "--unfixable", "TL701", "m.py"});
+  EXPECT_EQ(Q.read("m.py"), "import torch\nx = torch.zeros(3, device=\"cpu\")\nscaler = torch.cuda.amp.GradScaler()\n"
+                            "state = torch.load(p)\n");
+  R = Q.run({"check", "--fix", "--fixable", "TL999", "m.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("TL999"));
+  Q.file("torchlint.toml", "unfixable = [\"TL998\"]\n");
+  R = Q.run({"check", "m.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("`unfixable`: unknown rule code or prefix `TL998`"));
+}
+
+TEST(FixCli, CrlfFilesKeepTheirLineEndings) {
+  Project P;
+  P.file("m.py", "import torch\r\nw = torch.nn.Parameter(torch.zeros(\r\n    3,\r\n)).cuda()\r\nx = torch.zeros(1, "
+                 "device=\"CPU\")\r\n");
+  auto R = P.run({"check", "--fix", "--select", "TL107,TL601", "m.py"});
+  EXPECT_EQ(R.Exit, 0) << R.Out << R.Err;
+  EXPECT_EQ(P.read("m.py"), "import torch\r\nw = torch.nn.Parameter(torch.zeros(\r\n    3, device=\"cuda\",\r\n))\r\n"
+                            "x = torch.zeros(1, device=\"cpu\")\r\n");
+}
+
+TEST(FixCli, SyntaxErrorElsewhereStillFixes) {
+  Project P;
+  P.file("m.py", "import torch\ndef f(:\n    pass\nx = torch.zeros(3, device=\"CPU\")\n");
+  auto R = P.run({"check", "--fix", "m.py"});
+  EXPECT_EQ(R.Exit, 1) << "the syntax error remains";
+  EXPECT_EQ(P.read("m.py"), "import torch\ndef f(:\n    pass\nx = torch.zeros(3, device=\"cpu\")\n");
+  EXPECT_THAT(R.Out, HasSubstr("TL001"));
+  EXPECT_THAT(R.Out, HasSubstr("(1 fixed, 1 remaining)"));
+}
+
+TEST(FixCli, ReadOnlyFileIsReportedAndLeftAlone) {
+  Project P;
+  P.file("ro.py", Fixable).file("rw.py", Fixable);
+  ASSERT_EQ(chmod((P.Root + "/ro.py").c_str(), 0444), 0);
+  auto R = P.run({"check", "--fix", "--format", "concise", "ro.py", "rw.py"});
+  EXPECT_EQ(R.Exit, 2) << "a file that could not be fixed makes the run an error";
+  EXPECT_THAT(R.Err, HasSubstr("ro.py: fixes not written: the file is read-only"));
+  EXPECT_EQ(P.read("ro.py"), Fixable);
+  EXPECT_EQ(P.read("rw.py"), SafeFixed) << "the other files are still fixed";
+  // The read-only file's findings are reported as they are in the file.
+  EXPECT_THAT(R.Out, HasSubstr("ro.py:2:27: TL107 [*] "));
+  EXPECT_THAT(R.Out, Not(HasSubstr("rw.py:2:27: TL107")));
+  struct stat St;
+  ASSERT_EQ(stat((P.Root + "/ro.py").c_str(), &St), 0);
+  EXPECT_EQ(St.st_mode & 07777, 0444u);
+}
+
+TEST(FixCli, SymlinkedFileIsFixedThroughTheLink) {
+  Project P;
+  P.file("real/m.py", Fixable);
+  llvm::sys::fs::create_directories(P.Root + "/src");
+  ASSERT_EQ(symlink((P.Root + "/real/m.py").c_str(), (P.Root + "/src/m.py").c_str()), 0);
+  auto R = P.run({"check", "--fix", "src/m.py"});
+  EXPECT_EQ(P.read("real/m.py"), SafeFixed);
+  EXPECT_TRUE(llvm::sys::fs::is_symlink_file(P.Root + "/src/m.py")) << "the link stays a link";
+}
+
+} // namespace
+} // namespace torchlint::test

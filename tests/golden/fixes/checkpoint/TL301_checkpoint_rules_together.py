@@ -1,0 +1,18 @@
+# torchlint-test: select=TL301,TL302,TL304,TL305,TL306
+# The checkpoint rules on one file: each speaks for its own problem.
+import torch
+import torch as T
+from torch import nn
+
+# Errors
+state = torch.load(p, map_location="cpu", weights_only=True)  # expect: TL301, TL304
+state = T.load(p, map_location="cuda:0", weights_only=True)  # expect: TL302, TL304
+state = torch.load(p, map_location="cpu", weights_only=False)  # expect: TL304
+model = nn.Linear(4, 2)
+model.load_state_dict(torch.load(p, weights_only=True, map_location="cpu"), strict=False)  # expect: TL301, TL305
+
+# OK
+state = torch.load(p, map_location=device, weights_only=True)
+state = T.load(p, map_location="cpu", weights_only=True)
+model.load_state_dict(torch.load(p, map_location="cpu", weights_only=True))
+torch.save(model.state_dict(), p)

@@ -1,0 +1,69 @@
+import io
+import tempfile
+
+import torch
+import torch as T
+from torch import load
+from torch import load as torch_load
+from torch.serialization import load as ser_load
+
+# Errors
+state = torch.load("checkpoint.pt", map_location="cpu")  # expect: TL301
+state = T.load(path, map_location="cpu")  # expect: TL301
+state = load(path, weights_only=True, map_location="cpu")  # expect: TL301
+state = torch_load(f=path, map_location="cpu")  # expect: TL301
+state = ser_load(path, map_location="cpu")  # expect: TL301
+state = torch.serialization.load(path, pickle_module=pickle, map_location="cpu")  # expect: TL301
+state = torch.load(  # expect: TL301
+    path,
+    weights_only=True, map_location="cpu",
+)
+model.load_state_dict(torch.load(args.resume, map_location="cpu")["model"])  # expect: TL301
+
+
+def load_checkpoint(path):
+    return torch.load(path, map_location="cpu")  # expect: TL301
+
+
+def read_back(blob):
+    return torch.load(io.BytesIO(blob), map_location="cpu")  # expect: TL301 -- bytes from elsewhere, not a round trip
+
+
+# OK
+state = torch.load(p, map_location=device, weights_only=True)
+state = torch.load(p, map_location="cpu")
+state = torch.load(p, "cpu")  # map_location passed by position
+state = torch.load(p, map_location=None)  # an explicit choice, even if it is the default
+state = torch.load(p, lambda storage, loc: storage)
+state = torch.load(p, **load_kwargs)  # may carry map_location
+state = torch.load(*args)
+state = T.load(p, map_location=torch.device("cpu"))
+if torch.cuda.is_available():
+    state = torch.load(p)  # the devices it restores to exist here
+if args.cpu:
+    state = torch.load(p, map_location="cpu")
+else:
+    state = torch.load(p)  # the code chose between devices
+state = torch.load(p) if not use_cpu else torch.load(p, map_location="cpu")
+state = torch.jit.load(p)
+state = torch.hub.load_state_dict_from_url(url)
+state = pickle.load(f)
+state = np.load(p)
+
+
+def round_trip(model):
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    buffer.seek(0)
+    return torch.load(buffer)  # saved and loaded by the same process
+
+
+def round_trip_file(model):
+    with tempfile.NamedTemporaryFile() as tmp:
+        torch.save(model, tmp.name)
+        return torch.load(tmp.name)
+
+
+class Loader:
+    def load(self, p):
+        return self.load(p)  # not PyTorch's load

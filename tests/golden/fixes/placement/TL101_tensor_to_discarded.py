@@ -1,0 +1,78 @@
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.w = nn.Parameter(torch.randn(4))
+        self.register_buffer("pe", torch.zeros(8))
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+# Errors
+def train(dataset, model, device):
+    loader = DataLoader(dataset, batch_size=8)
+    for images, labels in loader:
+        images = images.to(device)  # expect: TL101
+        labels = labels.cuda()  # expect: TL101
+        out = model(images)
+
+
+def batches(dataset, device):
+    loader = DataLoader(dataset)
+    for i, (x, y) in enumerate(loader):
+        x, y = x.to(device), y.to(device)  # expect: TL101, TL101
+    for batch in loader:
+        batch[0].to(device)  # expect: TL101
+
+
+def factories(device):
+    t = torch.zeros(3, 4)
+    t = t.to(device)  # expect: TL101
+    u = torch.from_numpy(np.zeros(3))
+    u = u.double()  # expect: TL101
+
+
+class Trainer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def move(self, device):
+        self.w = self.w.to(device)  # expect: TL101
+
+
+# OK
+def fine(dataset, model, device, x, helper):
+    model.to(device)  # modules move in place
+    net = Net()
+    net.cuda()
+    net.to(device)
+    loader = DataLoader(dataset)
+    for images, labels in loader:
+        images = images.to(device)
+        labels = labels.to(device, non_blocking=False)
+        model(images)
+    x.to(device)  # an argument with no type and no flow: unknown receiver
+    helper().to(device)  # a value from elsewhere
+    t = torch.zeros(3)
+    t = t.to(device)
+    print(t.to(device))
+    return t.to(device)
+
+
+def unknown_receivers(obj, device):
+    obj.to(device)
+    obj.model.cuda()
+    torch.Tensor.to(obj, device)
+
+
+def temporaries():
+    torch.ones(1).cuda()  # initialises CUDA on purpose (torch/testing/_internal/common_cuda.py)
+    (torch.zeros(3) + 1).cpu()

@@ -1,0 +1,56 @@
+import math
+
+import torch
+import torch.nn as nn
+
+
+# Errors
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model):
+        super().__init__()
+        self.embed = nn.Embedding(512, d_model)
+        self.proj = nn.Linear(d_model, d_model)
+
+    def forward(self, x):
+        pos = torch.arange(x.size(1), device=x.device)  # expect: TL104
+        h = x + self.embed(pos)
+        noise = torch.randn(x.shape, device=x.device)  # expect: TL104
+        h = h + noise
+        mask = torch.ones(4, 4, device=x.device)  # expect: TL104
+        return self.proj(h) * mask
+
+
+class Mixer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4))
+
+    def forward(self, x, y):
+        return self.helper(x) + torch.cat([y, torch.zeros(2, 4)])  # expect: TL104
+
+    def helper(self, x):
+        return x @ self.w + torch.eye(4, device=x.device)  # expect: TL104
+
+
+# OK
+class Fine(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("mask", torch.ones(n))
+        self.w = nn.Parameter(torch.randn(n))
+        self.fc = nn.Linear(n, n)
+
+    def forward(self, x):
+        a = torch.zeros(x.shape[0], device=x.device)
+        b = torch.zeros_like(x)
+        c = x.new_zeros(3)
+        steps = torch.arange(x.size(1)).tolist()  # host only
+        for i in range(len(steps)):
+            pass
+        scale = x * torch.tensor(2.0)  # 0-dim
+        half = x.to(torch.float16)
+        return self.fc(x) + a + b + c + scale + half + self.w * self.mask
+
+
+def not_forward(x):
+    return x + torch.zeros(3)  # not inside forward
