@@ -1,0 +1,665 @@
+// The LSP server's message handling, document store and conversions between engine
+// diagnostics (byte ranges) and protocol positions (UTF-16 or UTF-8 columns).
+#include "lsp/Server.h"
+
+#include "diag/Suppressions.h"
+#include "driver/Driver.h"
+#include "driver/FixLoop.h"
+#include "parse/Tree.h"
+#include "source/SourceFile.h"
+
+#include <llvm/Support/Path.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <unistd.h>
+
+namespace torchlint::lsp {
+
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+namespace {
+
+constexpr llvm::StringLiteral FixAllKind = "source.fixAll.torchlint";
+constexpr llvm::StringLiteral QuickFixKind = "quickfix";
+// Requests read ahead while looking for a $/cancelRequest; bounds memory, not correctness.
+constexpr size_t MaxReadAhead = 256;
+
+bool isConfigFile(llvm::StringRef Path) {
+  llvm::StringRef Name = llvm::sys::path::filename(Path);
+  return Name == "pyproject.toml" || Name == "torchlint.toml";
+}
+
+/// Whether a client asking for kinds \p Only wants actions of kind \p Kind.
+bool wanted(const std::vector<std::string> &Only, llvm::StringRef Kind) {
+  if (Only.empty())
+    return true;
+  for (const auto &K : Only)
+    if (Kind == K || (Kind.startswith(K) && Kind[K.size()] == '.'))
+      return true;
+  return false;
+}
+
+TSPoint pointOf(const SourceFile &F, uint32_t Offset) {
+  uint32_t Line = F.lineOf(Offset);
+  return {Line, Offset - F.lineStart(Line)};
+}
+
+} // namespace
+
+struct Server::Document {
+  std::string Uri, Path;
+  int64_t Version = 0;
+  std::unique_ptr<SourceFile> File;
+  TreePtr Tree;
+  std::vector<torchlint::Diagnostic> Diags;
+};
+
+Server::Server(const Registry &R, ServerOptions O)
+    : Reg(R), Lint(R), Opts(std::move(O)), Resolver(std::make_unique<ConfigResolver>(R, CliOptions{})) {}
+
+Server::~Server() = default;
+
+void Server::run(Transport &T) {
+  Out = &T;
+  while (!Exited) {
+    if (Pending.empty())
+      Pending.push_back(T.read());
+    // Read what the client already sent, so a request cancelled behind it is never worked on.
+    while (Pending.back().K != Incoming::End && Pending.size() < MaxReadAhead && T.ready())
+      Pending.push_back(T.read());
+    Incoming In = std::move(Pending.front());
+    Pending.pop_front();
+    if (In.K == Incoming::End) {
+      Pending.clear();
+      break;
+    }
+    if (In.K == Incoming::Error) {
+      // The id cannot be known: JSON-RPC answers such errors with a null id.
+      llvm::errs() << "torchlint lsp: " << In.Why << "\n";
+      replyError(nullptr, In.Code, In.Why);
+      continue;
+    }
+    handle(In.Msg);
+  }
+  Out = nullptr;
+}
+
+bool Server::cancelledLater(const Value &Id) const {
+  for (const Incoming &I : Pending) {
+    if (I.K != Incoming::Message)
+      continue;
+    const Object *O = I.Msg.getAsObject();
+    if (!O || O->getString("method") != llvm::StringRef("$/cancelRequest"))
+      continue;
+    if (const Object *P = O->getObject("params"))
+      if (const Value *C = P->get("id"); C && *C == Id)
+        return true;
+  }
+  return false;
+}
+
+void Server::handle(const Value &Msg) {
+  const Object *O = Msg.getAsObject();
+  if (!O) {
+    replyError(nullptr, ErrorCode::InvalidRequest, "a message must be a JSON object");
+    return;
+  }
+  const Value *Id = O->get("id");
+  auto Method = O->getString("method");
+  if (!Method) {
+    // A response to one of our requests (registration, refresh): nothing waits on it.
+    if (!Id || !(O->get("result") || O->get("error")))
+      replyError(Id ? *Id : Value(nullptr), ErrorCode::InvalidRequest, "message without a method");
+    return;
+  }
+  static const Value Null = nullptr;
+  const Value *Params = O->get("params");
+  if (!Params)
+    Params = &Null;
+  if (Id) {
+    if (Id->kind() != Value::Number && Id->kind() != Value::String) {
+      replyError(nullptr, ErrorCode::InvalidRequest, "a request id must be a number or a string");
+      return;
+    }
+    handleRequest(*Method, *Id, *Params);
+  } else {
+    handleNotification(*Method, *Params);
+  }
+}
+
+namespace {
+template <typename T> std::optional<T> parseParams(const Value &V, std::string &Error) {
+  T P;
+  llvm::json::Path::Root Root("params");
+  if (fromJSON(V, P, Root))
+    return P;
+  Error = llvm::toString(Root.getError());
+  return std::nullopt;
+}
+} // namespace
+
+void Server::handleRequest(llvm::StringRef Method, const Value &Id, const Value &Params) {
+  if (cancelledLater(Id)) {
+    replyError(Id, ErrorCode::RequestCancelled, "cancelled");
+    return;
+  }
+  if (ShutdownRequested) {
+    replyError(Id, ErrorCode::InvalidRequest, "the server is shutting down");
+    return;
+  }
+  if (Method == "initialize") {
+    if (Initialized) {
+      replyError(Id, ErrorCode::InvalidRequest, "initialize was already called");
+      return;
+    }
+    std::string Error;
+    if (auto P = parseParams<InitializeParams>(Params, Error))
+      reply(Id, initialize(*P));
+    else
+      replyError(Id, ErrorCode::InvalidParams, Error);
+    return;
+  }
+  if (!Initialized) {
+    replyError(Id, ErrorCode::ServerNotInitialized, "initialize first");
+    return;
+  }
+  std::string Error;
+  if (Method == "shutdown") {
+    ShutdownRequested = true;
+    reply(Id, nullptr);
+  } else if (Method == "textDocument/codeAction") {
+    if (auto P = parseParams<CodeActionParams>(Params, Error))
+      return reply(Id, codeActions(*P));
+    replyError(Id, ErrorCode::InvalidParams, Error);
+  } else if (Method == "textDocument/hover") {
+    if (auto P = parseParams<TextDocumentPositionParams>(Params, Error))
+      return reply(Id, hover(*P));
+    replyError(Id, ErrorCode::InvalidParams, Error);
+  } else if (Method == "textDocument/diagnostic") {
+    if (auto P = parseParams<TextDocumentParams>(Params, Error))
+      return reply(Id, pullDiagnostics(*P));
+    replyError(Id, ErrorCode::InvalidParams, Error);
+  } else {
+    replyError(Id, ErrorCode::MethodNotFound, ("unknown method " + Method).str());
+  }
+}
+
+void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
+  if (Method == "exit") {
+    Exited = true;
+    return;
+  }
+  if (!Initialized || ShutdownRequested)
+    return; // the protocol says to drop notifications here
+  std::string Error;
+  if (Method == "textDocument/didOpen") {
+    if (auto P = parseParams<DidOpenTextDocumentParams>(Params, Error))
+      didOpen(*P);
+  } else if (Method == "textDocument/didChange") {
+    if (auto P = parseParams<DidChangeTextDocumentParams>(Params, Error))
+      didChange(*P);
+  } else if (Method == "textDocument/didClose") {
+    if (auto P = parseParams<TextDocumentParams>(Params, Error))
+      didClose(*P);
+  } else if (Method == "textDocument/didSave") {
+    if (auto P = parseParams<TextDocumentParams>(Params, Error)) {
+      auto Path = uriToPath(P->textDocument.uri);
+      if (Path && isConfigFile(*Path))
+        reloadConfig();
+    }
+  } else if (Method == "workspace/didChangeConfiguration") {
+    reloadConfig();
+  } else if (Method == "workspace/didChangeWatchedFiles") {
+    bool Config = false;
+    if (const Object *P = Params.getAsObject())
+      if (const Array *Changes = P->getArray("changes"))
+        for (const Value &C : *Changes)
+          if (const Object *CO = C.getAsObject())
+            if (auto Uri = CO->getString("uri"))
+              if (auto Path = uriToPath(*Uri); Path && isConfigFile(*Path))
+                Config = true;
+    if (Config)
+      reloadConfig();
+  }
+  // initialized, $/cancelRequest (handled by read-ahead), $/setTrace and unknown
+  // notifications need nothing.
+  if (!Error.empty())
+    log(1, "torchlint: " + Method + ": " + Error);
+}
+
+void Server::reply(const Value &Id, Value Result) {
+  Out->send(Object{{"jsonrpc", "2.0"}, {"id", Id}, {"result", std::move(Result)}});
+}
+
+void Server::replyError(const Value &Id, ErrorCode Code, llvm::StringRef Message) {
+  Out->send(Object{{"jsonrpc", "2.0"},
+                   {"id", Id},
+                   {"error", Object{{"code", static_cast<int>(Code)}, {"message", Message}}}});
+}
+
+void Server::notify(llvm::StringRef Method, Value Params) {
+  Out->send(Object{{"jsonrpc", "2.0"}, {"method", Method}, {"params", std::move(Params)}});
+}
+
+void Server::request(llvm::StringRef Method, Value Params) {
+  Out->send(Object{{"jsonrpc", "2.0"},
+                   {"id", "torchlint-" + std::to_string(NextRequestId++)},
+                   {"method", Method},
+                   {"params", std::move(Params)}});
+}
+
+void Server::log(int Type, const llvm::Twine &Message) {
+  notify("window/logMessage", Object{{"type", Type}, {"message", Message.str()}});
+}
+
+Value Server::initialize(const InitializeParams &P) {
+  Initialized = true;
+  // UTF-16 is the protocol's default; UTF-8 spares every conversion when offered.
+  std::string Encoding = "utf-16";
+  Unit = ColumnUnit::Utf16Units;
+  if (std::find(P.positionEncodings.begin(), P.positionEncodings.end(), "utf-8") != P.positionEncodings.end()) {
+    Encoding = "utf-8";
+    Unit = ColumnUnit::Utf8Bytes;
+  }
+  if (!P.ruleDocsUrl.empty())
+    Opts.RuleDocsUrl = P.ruleDocsUrl;
+  // Clients that pull diagnostics get them only when they ask, so they are never shown twice.
+  PullMode = P.pullDiagnostics;
+  RefreshSupport = P.refreshDiagnostics;
+  Object Caps{
+      {"positionEncoding", Encoding},
+      {"textDocumentSync", Object{{"openClose", true}, {"change", 2}, {"save", Object{{"includeText", false}}}}},
+      {"codeActionProvider",
+       Object{{"codeActionKinds", Array{QuickFixKind, FixAllKind}}, {"resolveProvider", false}}},
+      {"hoverProvider", true},
+  };
+  if (PullMode)
+    Caps["diagnosticProvider"] =
+        Object{{"identifier", "torchlint"}, {"interFileDependencies", false}, {"workspaceDiagnostics", false}};
+  return Object{{"capabilities", std::move(Caps)},
+                {"serverInfo", Object{{"name", "torchlint"}, {"version", TORCHLINT_LSP_VERSION}}}};
+}
+
+Server::Document *Server::find(const std::string &Uri) {
+  auto It = Docs.find(Uri);
+  return It == Docs.end() ? nullptr : It->second.get();
+}
+
+void Server::didOpen(const DidOpenTextDocumentParams &P) {
+  auto D = std::make_unique<Document>();
+  D->Uri = P.textDocument.uri;
+  D->Path = uriToPath(D->Uri).value_or(D->Uri);
+  D->Version = P.textDocument.version;
+  D->File = std::make_unique<SourceFile>(D->Path, P.textDocument.text);
+  D->Tree = parsePython(D->File->text());
+  Document &Ref = *D;
+  Docs[P.textDocument.uri] = std::move(D);
+  lint(Ref);
+  publish(Ref);
+}
+
+void Server::didChange(const DidChangeTextDocumentParams &P) {
+  Document *D = find(P.textDocument.uri);
+  if (!D) {
+    log(2, "torchlint: didChange for a document that is not open: " + P.textDocument.uri);
+    return;
+  }
+  bool Reparse = false;
+  for (const auto &C : P.contentChanges) {
+    const SourceFile &F = *D->File;
+    if (!C.range) {
+      D->File = std::make_unique<SourceFile>(D->Path, C.text);
+      D->Tree.reset(); // nothing of the old tree survives a full replacement
+      Reparse = true;
+      continue;
+    }
+    auto Off = [&](const Position &Pos) {
+      return F.offset({static_cast<uint32_t>(Pos.line), static_cast<uint32_t>(Pos.character)}, Unit);
+    };
+    uint32_t B = Off(C.range->start), E = Off(C.range->end);
+    if (E < B)
+      std::swap(B, E);
+    std::string_view Old = F.text();
+    std::string Text;
+    Text.reserve(Old.size() - (E - B) + C.text.size());
+    Text.append(Old.substr(0, B)).append(C.text).append(Old.substr(E));
+    if (D->Tree) {
+      TSInputEdit Edit;
+      Edit.start_byte = B;
+      Edit.old_end_byte = E;
+      Edit.new_end_byte = B + static_cast<uint32_t>(C.text.size());
+      Edit.start_point = pointOf(F, B);
+      Edit.old_end_point = pointOf(F, E);
+      size_t LastNL = C.text.rfind('\n');
+      if (LastNL == std::string::npos)
+        Edit.new_end_point = {Edit.start_point.row, Edit.start_point.column + static_cast<uint32_t>(C.text.size())};
+      else
+        Edit.new_end_point = {Edit.start_point.row + static_cast<uint32_t>(std::count(C.text.begin(), C.text.end(), '\n')),
+                              static_cast<uint32_t>(C.text.size() - LastNL - 1)};
+      ts_tree_edit(D->Tree.get(), &Edit);
+    }
+    D->File = std::make_unique<SourceFile>(D->Path, std::move(Text));
+    Reparse = true;
+  }
+  D->Version = P.textDocument.version;
+  if (Reparse)
+    D->Tree = parsePython(D->File->text(), D->Tree.get());
+  lint(*D);
+  publish(*D);
+}
+
+void Server::didClose(const TextDocumentParams &P) {
+  auto It = Docs.find(P.textDocument.uri);
+  if (It == Docs.end())
+    return;
+  Docs.erase(It);
+  // Clear what we showed: a closed file's findings belong to `torchlint check`.
+  if (!PullMode)
+    notify("textDocument/publishDiagnostics", Object{{"uri", P.textDocument.uri}, {"diagnostics", Array{}}});
+}
+
+void Server::reloadConfig() {
+  Resolver = std::make_unique<ConfigResolver>(Reg, CliOptions{});
+  ReportedConfigErrors.clear();
+  for (auto &[Uri, D] : Docs) {
+    lint(*D);
+    publish(*D);
+  }
+  if (PullMode && RefreshSupport)
+    request("workspace/diagnostic/refresh", nullptr);
+}
+
+void Server::lint(Document &D) {
+  D.Diags.clear();
+  if (std::string Why = checkLintable(D.File->text()); !Why.empty()) {
+    log(2, "torchlint: " + D.Path + ": " + Why);
+    return;
+  }
+  if (D.File->firstInvalidUtf8())
+    return; // JSON text is UTF-8; only an escaped lone surrogate gets here
+  LintSettings S;
+  auto Cfg = Resolver->forPath(D.Path);
+  if (!Cfg) {
+    // As the CLI stops on a bad config, so do we: no findings rather than wrong ones.
+    std::string Msg = llvm::toString(Cfg.takeError());
+    if (ReportedConfigErrors.insert(Msg).second)
+      notify("window/showMessage", Object{{"type", 1}, {"message", "torchlint: " + Msg}});
+    return;
+  }
+  S = Resolver->settingsFor(**Cfg, D.Path);
+  if (!(*Cfg)->File.empty() && Resolver->isExcluded(**Cfg, D.Path))
+    return;
+  D.Diags = Lint.lint(*D.File, D.Tree.get(), S);
+}
+
+Range Server::toRange(const Document &D, TextRange R) const {
+  auto P = [&](uint32_t Off) {
+    Position Pos;
+    torchlint::Position TP = D.File->position(Off, Unit);
+    Pos.line = static_cast<int>(TP.Line);
+    Pos.character = static_cast<int>(TP.Column);
+    return Pos;
+  };
+  return {P(R.Begin), P(R.End)};
+}
+
+Diagnostic Server::toLsp(const Document &D, const torchlint::Diagnostic &Diag) const {
+  Diagnostic L;
+  L.range = toRange(D, Diag.Range);
+  L.severity = Diag.Sev == Severity::Error ? 1 : Diag.Sev == Severity::Warning ? 2 : 3;
+  L.code = Diag.Code;
+  if (!Opts.RuleDocsUrl.empty() && Reg.find(Diag.Code))
+    L.codeHref = Opts.RuleDocsUrl + Diag.Code + ".md";
+  L.message = Diag.Message;
+  if (Diag.Code == UnusedSuppressionCode)
+    L.tags.push_back(DiagnosticTag::Unnecessary);
+  if (const Rule *R = Reg.find(Diag.Code); R && R->info().Name.find("deprecated") != std::string_view::npos)
+    L.tags.push_back(DiagnosticTag::Deprecated);
+  for (const Note &N : Diag.Notes)
+    L.relatedInformation.push_back({{D.Uri, toRange(D, N.Range)}, N.Message});
+  return L;
+}
+
+std::vector<Diagnostic> Server::toLsp(const Document &D) const {
+  std::vector<Diagnostic> Out;
+  for (const auto &Diag : D.Diags)
+    Out.push_back(toLsp(D, Diag));
+  return Out;
+}
+
+void Server::publish(const Document &D) {
+  if (PullMode)
+    return;
+  Array Ds;
+  for (auto &L : toLsp(D))
+    Ds.push_back(std::move(L));
+  notify("textDocument/publishDiagnostics",
+         Object{{"uri", D.Uri}, {"version", D.Version}, {"diagnostics", std::move(Ds)}});
+}
+
+Value Server::pullDiagnostics(const TextDocumentParams &P) {
+  Array Items;
+  if (Document *D = find(P.textDocument.uri))
+    for (auto &L : toLsp(*D))
+      Items.push_back(std::move(L));
+  return Object{{"kind", "full"}, {"items", std::move(Items)}};
+}
+
+std::optional<TextEdit> Server::disableEdit(const Document &D, const torchlint::Diagnostic &Diag) const {
+  const SourceFile &F = *D.File;
+  uint32_t Line = F.lineOf(Diag.Range.Begin);
+  std::string_view Text = F.lineText(Line);
+  size_t Len = Text.find_last_not_of(" \t");
+  if (Len == std::string_view::npos)
+    return std::nullopt;
+  uint32_t Last = F.lineStart(Line) + static_cast<uint32_t>(Len); // last non-blank byte
+  uint32_t End = Last + 1;
+  if (Text[Len] == '\\')
+    return std::nullopt; // a comment after a line continuation is a syntax error
+  TSNode Root = ts_tree_root_node(D.Tree.get());
+  TSNode At = ts_node_descendant_for_byte_range(Root, Last, End);
+  // A line that ends inside a multi-line string cannot take a comment.
+  for (TSNode N = At; !ts_node_is_null(N); N = ts_node_parent(N)) {
+    if (ts_node_end_byte(N) > End && (is(N, "string") || is(N, "string_content") || is(N, "ERROR")))
+      return std::nullopt;
+    if (ts_node_start_byte(N) < F.lineStart(Line))
+      break;
+  }
+  Position P;
+  if (is(At, "comment")) {
+    uint32_t CB = ts_node_start_byte(At);
+    NodeText NT(F.text());
+    for (const Suppression &S : parseSuppressions(NT(At), CB, F)) {
+      if (S.K != Suppression::Noqa || S.All || S.Codes.empty())
+        continue;
+      torchlint::Position TP = F.position(S.Codes.back().Range.End, Unit);
+      P = {static_cast<int>(TP.Line), static_cast<int>(TP.Column)};
+      return TextEdit{{P, P}, ", " + Diag.Code};
+    }
+  }
+  torchlint::Position TP = F.position(End, Unit);
+  P = {static_cast<int>(TP.Line), static_cast<int>(TP.Column)};
+  return TextEdit{{P, P}, "  # noqa: " + Diag.Code};
+}
+
+std::optional<TextEdit> Server::fixAllEdit(const Document &D) const {
+  // The same loop as `check --fix` (fix, re-parse, re-lint), in memory: the editor gets one edit.
+  auto Cfg = Resolver->forPath(D.Path);
+  if (!Cfg) {
+    llvm::consumeError(Cfg.takeError());
+    return std::nullopt;
+  }
+  LintSettings S = Resolver->settingsFor(**Cfg, D.Path);
+  FixResult Fixed = fixText(D.Path, std::string(D.File->text()), Lint, S, FixOptions{});
+  if (!Fixed.Errors.empty())
+    return std::nullopt;
+  const std::string &Text = Fixed.Text;
+  std::string_view Old = D.File->text();
+  if (Text == Old)
+    return std::nullopt;
+  // One edit over the span that changed keeps the editor's cursor and folds elsewhere.
+  size_t Pre = 0;
+  while (Pre < Old.size() && Pre < Text.size() && Old[Pre] == Text[Pre])
+    ++Pre;
+  size_t Suf = 0;
+  while (Suf < Old.size() - Pre && Suf < Text.size() - Pre && Old[Old.size() - 1 - Suf] == Text[Text.size() - 1 - Suf])
+    ++Suf;
+  // Never split a UTF-8 sequence: positions must be whole characters.
+  while (Pre > 0 && (static_cast<unsigned char>(Old[Pre]) & 0xC0) == 0x80)
+    --Pre;
+  while (Suf > 0 && (static_cast<unsigned char>(Old[Old.size() - Suf]) & 0xC0) == 0x80)
+    --Suf;
+  Range R = toRange(D, {static_cast<uint32_t>(Pre), static_cast<uint32_t>(Old.size() - Suf)});
+  return TextEdit{R, Text.substr(Pre, Text.size() - Suf - Pre)};
+}
+
+Value Server::codeActions(const CodeActionParams &P) {
+  Array Actions;
+  Document *D = find(P.textDocument.uri);
+  if (!D)
+    return Actions;
+  const SourceFile &F = *D->File;
+  auto Off = [&](const Position &Pos) {
+    return F.offset({static_cast<uint32_t>(Pos.line), static_cast<uint32_t>(Pos.character)}, Unit);
+  };
+  uint32_t B = Off(P.range.start), E = Off(P.range.end);
+  if (E < B)
+    std::swap(B, E);
+  const auto &Only = P.context.only;
+  if (wanted(Only, QuickFixKind)) {
+    std::vector<CodeAction> Disables;
+    std::set<std::pair<uint32_t, std::string>> Disabled; // one per line and code
+    for (const auto &Diag : D->Diags) {
+      if (Diag.Range.End < B || Diag.Range.Begin > E)
+        continue;
+      Diagnostic L = toLsp(*D, Diag);
+      if (Diag.Fix && Diag.Fix->Applic != Applicability::DisplayOnly && !Diag.Fix->Edits.empty()) {
+        CodeAction A;
+        A.title = Diag.Fix->Message.empty() ? "Fix `" + Diag.Code + "`" : Diag.Fix->Message;
+        if (Diag.Fix->Applic == Applicability::Unsafe)
+          A.title += " (unsafe)";
+        A.kind = QuickFixKind.str();
+        A.diagnostics.push_back(L);
+        A.isPreferred = Diag.Fix->Applic == Applicability::Safe;
+        A.edit.uri = D->Uri;
+        for (const Edit &Ed : Diag.Fix->Edits)
+          A.edit.edits.push_back({toRange(*D, Ed.Range), Ed.Replacement});
+        Actions.push_back(A);
+      }
+      if (!Disabled.insert({F.lineOf(Diag.Range.Begin), Diag.Code}).second)
+        continue;
+      if (auto Ed = disableEdit(*D, Diag)) {
+        CodeAction A;
+        A.title = "Disable " + Diag.Code + " for this line";
+        A.kind = QuickFixKind.str();
+        A.diagnostics.push_back(L);
+        A.edit.uri = D->Uri;
+        A.edit.edits.push_back(*Ed);
+        Disables.push_back(std::move(A));
+      }
+    }
+    // Fixes first: the lightbulb lists actions in order, and a fix beats a suppression.
+    for (auto &A : Disables)
+      Actions.push_back(std::move(A));
+  }
+  if (wanted(Only, FixAllKind))
+    if (auto Ed = fixAllEdit(*D)) {
+      CodeAction A;
+      A.title = "torchlint: Fix all safe fixes";
+      A.kind = FixAllKind.str();
+      A.edit.uri = D->Uri;
+      A.edit.edits.push_back(*Ed);
+      Actions.push_back(A);
+    }
+  return Actions;
+}
+
+std::string Server::ruleHover(const Rule &R) const {
+  // The documentation starts with its own "# TL101 name" heading.
+  std::string S(R.documentation());
+  const RuleInfo &I = R.info();
+  if (!Opts.RuleDocsUrl.empty())
+    S += "\n\n[" + std::string(I.Code) + " documentation](" + Opts.RuleDocsUrl + std::string(I.Code) + ".md)";
+  return S;
+}
+
+Value Server::hover(const TextDocumentPositionParams &P) {
+  Document *D = find(P.textDocument.uri);
+  if (!D)
+    return nullptr;
+  const SourceFile &F = *D->File;
+  uint32_t At = F.offset({static_cast<uint32_t>(P.position.line), static_cast<uint32_t>(P.position.character)}, Unit);
+  auto Result = [&](const std::string &Md, TextRange R) {
+    return Object{{"contents", Object{{"kind", "markdown"}, {"value", Md}}}, {"range", toRange(*D, R)}};
+  };
+  // A code inside a suppression comment.
+  TSNode N = ts_node_named_descendant_for_byte_range(ts_tree_root_node(D->Tree.get()), At, At);
+  if (is(N, "comment")) {
+    NodeText NT(F.text());
+    for (const Suppression &S : parseSuppressions(NT(N), ts_node_start_byte(N), F))
+      for (const SuppressionCode &C : S.Codes)
+        if (C.Range.Begin <= At && At <= C.Range.End)
+          if (const Rule *R = Reg.find(C.Code))
+            return Result(ruleHover(*R), C.Range);
+    // An unknown code has no page of its own; its TL002 finding below explains it.
+  }
+  // A diagnostic's range: the documentation of each rule that fired there.
+  std::string Md;
+  std::set<std::string> Seen;
+  TextRange Span{};
+  for (const auto &Diag : D->Diags) {
+    bool Inside = Diag.Range.Begin <= At && (At < Diag.Range.End || (Diag.Range.Begin == Diag.Range.End && At == Diag.Range.End));
+    if (!Inside || !Seen.insert(Diag.Code).second)
+      continue;
+    const Rule *R = Reg.find(Diag.Code);
+    if (!R)
+      continue;
+    if (Md.empty())
+      Span = Diag.Range;
+    else
+      Md += "\n\n---\n\n";
+    Md += ruleHover(*R);
+  }
+  if (Md.empty())
+    return nullptr;
+  return Result(Md, Span);
+}
+
+int runLspServer(const Registry &R, int Argc, char **Argv) {
+  InputStyle Style = InputStyle::Standard;
+  bool Pretty = false;
+  size_t MaxBytes = DefaultMaxMessageBytes;
+  ServerOptions Opts;
+  Opts.RuleDocsUrl = TORCHLINT_RULE_DOCS_URL;
+  for (int I = 0; I < Argc; ++I) {
+    llvm::StringRef A = Argv[I];
+    unsigned long long N;
+    if (A == "--input-style=delimited")
+      Style = InputStyle::Delimited;
+    else if (A == "--input-style=standard")
+      Style = InputStyle::Standard;
+    else if (A == "--pretty")
+      Pretty = true;
+    else if (A.consume_front("--max-message-bytes=") && !A.getAsInteger(10, N) && N > 0)
+      MaxBytes = N;
+    else if (A.consume_front("--rule-docs-url="))
+      Opts.RuleDocsUrl = A.str();
+    else if (A == "--stdio")
+      continue; // what editors' LSP clients pass by habit
+    else {
+      llvm::errs() << "torchlint lsp: unknown option `" << Argv[I]
+                   << "` (--input-style=delimited, --pretty, --max-message-bytes=N, --rule-docs-url=URL)\n";
+      return 2;
+    }
+  }
+  FdSource In(STDIN_FILENO);
+  Transport T(In, llvm::outs(), Style, MaxBytes, Pretty);
+  Server S(R, std::move(Opts));
+  S.run(T);
+  return S.exitCode();
+}
+
+} // namespace torchlint::lsp

@@ -1,0 +1,92 @@
+// The LSP server: keeps each open document's text and tree (reparsed incrementally),
+// lints it with the engine and turns diagnostics, fixes and rule documentation into
+// protocol messages. It knows nothing of framing (Transport does that).
+#pragma once
+
+#include "config/Config.h"
+#include "lint/Linter.h"
+#include "lsp/Protocol.h"
+#include "lsp/Transport.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+namespace torchlint::lsp {
+
+struct ServerOptions {
+  /// Prefix of each rule's documentation link (`codeDescription.href`): the code and `.md`
+  /// are appended. Empty: no link. initializationOptions.ruleDocsUrl overrides it.
+  std::string RuleDocsUrl;
+};
+
+class Server {
+public:
+  Server(const Registry &R, ServerOptions Opts);
+  ~Server();
+
+  /// Handles messages from \p T until `exit` or the end of its input. Can be called again
+  /// with another transport (tests feed a transcript in parts).
+  void run(Transport &T);
+  bool exited() const { return Exited; }
+  /// The process exit status: 0 after `shutdown` then `exit`, 1 otherwise.
+  int exitCode() const { return Exited && ShutdownRequested ? 0 : 1; }
+
+  /// How many documents are open (for tests).
+  size_t openDocuments() const { return Docs.size(); }
+
+private:
+  struct Document;
+
+  void handle(const llvm::json::Value &Msg);
+  void handleRequest(llvm::StringRef Method, const llvm::json::Value &Id, const llvm::json::Value &Params);
+  void handleNotification(llvm::StringRef Method, const llvm::json::Value &Params);
+  bool cancelledLater(const llvm::json::Value &Id) const;
+
+  void reply(const llvm::json::Value &Id, llvm::json::Value Result);
+  void replyError(const llvm::json::Value &Id, ErrorCode Code, llvm::StringRef Message);
+  void notify(llvm::StringRef Method, llvm::json::Value Params);
+  void request(llvm::StringRef Method, llvm::json::Value Params);
+  void log(int Type, const llvm::Twine &Message);
+
+  llvm::json::Value initialize(const InitializeParams &P);
+  void didOpen(const DidOpenTextDocumentParams &P);
+  void didChange(const DidChangeTextDocumentParams &P);
+  void didClose(const TextDocumentParams &P);
+  void reloadConfig();
+  llvm::json::Value codeActions(const CodeActionParams &P);
+  llvm::json::Value hover(const TextDocumentPositionParams &P);
+  llvm::json::Value pullDiagnostics(const TextDocumentParams &P);
+
+  /// Lints \p D again from its current tree.
+  void lint(Document &D);
+  void publish(const Document &D);
+  std::vector<Diagnostic> toLsp(const Document &D) const;
+  Diagnostic toLsp(const Document &D, const torchlint::Diagnostic &Diag) const;
+  Range toRange(const Document &D, TextRange R) const;
+  std::string ruleHover(const Rule &R) const;
+  std::optional<TextEdit> disableEdit(const Document &D, const torchlint::Diagnostic &Diag) const;
+  std::optional<TextEdit> fixAllEdit(const Document &D) const;
+  Document *find(const std::string &Uri);
+
+  const Registry &Reg;
+  Linter Lint;
+  ServerOptions Opts;
+  std::unique_ptr<ConfigResolver> Resolver;
+  std::set<std::string> ReportedConfigErrors;
+  std::map<std::string, std::unique_ptr<Document>> Docs;
+  ColumnUnit Unit = ColumnUnit::Utf16Units;
+  bool Initialized = false, ShutdownRequested = false, Exited = false;
+  bool PullMode = false, RefreshSupport = false;
+  int NextRequestId = 0;
+  Transport *Out = nullptr;
+  std::deque<Incoming> Pending; // read ahead, so a later $/cancelRequest can be seen
+};
+
+/// `torchlint lsp [--input-style=delimited] [--pretty] [--max-message-bytes=N]
+/// [--rule-docs-url=URL]`: serves on stdin/stdout. Returns the exit status.
+int runLspServer(const Registry &R, int Argc, char **Argv);
+
+} // namespace torchlint::lsp

@@ -1,0 +1,229 @@
+// Reading and writing framed JSON-RPC messages.
+#include "lsp/Transport.h"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/FormatVariadic.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <poll.h>
+#include <unistd.h>
+
+namespace torchlint::lsp {
+
+namespace {
+// Header lines are short; a longer one is garbage, and we must not buffer it unbounded.
+constexpr size_t MaxHeaderLine = 4096;
+} // namespace
+
+size_t FdSource::read(char *Buf, size_t N) {
+  for (;;) {
+    ssize_t R = ::read(Fd, Buf, N);
+    if (R >= 0)
+      return static_cast<size_t>(R);
+    if (errno != EINTR)
+      return 0;
+  }
+}
+
+bool FdSource::ready() {
+  pollfd P{Fd, POLLIN, 0};
+  return ::poll(&P, 1, 0) > 0;
+}
+
+size_t StringSource::read(char *Buf, size_t N) {
+  size_t K = std::min(N, Data.size() - Pos);
+  std::memcpy(Buf, Data.data() + Pos, K);
+  Pos += K;
+  return K;
+}
+
+bool Transport::fill() {
+  if (AtEnd)
+    return false;
+  if (BufPos > 0) {
+    Buf.erase(0, BufPos);
+    BufPos = 0;
+  }
+  char Chunk[65536];
+  size_t N = In.read(Chunk, sizeof Chunk);
+  if (N == 0) {
+    AtEnd = true;
+    return false;
+  }
+  Buf.append(Chunk, N);
+  return true;
+}
+
+bool Transport::readLine(std::string &Line, bool &TooLong) {
+  Line.clear();
+  TooLong = false;
+  for (;;) {
+    size_t NL = Buf.find('\n', BufPos);
+    size_t Limit = NL == std::string::npos ? Buf.size() : NL;
+    size_t Room = Line.size() <= MaxHeaderLine ? MaxHeaderLine + 1 - Line.size() : 0;
+    size_t Take = std::min(Limit - BufPos, Room);
+    Line.append(Buf, BufPos, Take);
+    if (Line.size() > MaxHeaderLine)
+      TooLong = true;
+    if (NL != std::string::npos) {
+      BufPos = NL + 1;
+      if (!Line.empty() && Line.back() == '\r')
+        Line.pop_back();
+      return true;
+    }
+    BufPos = Buf.size();
+    if (!fill())
+      return !Line.empty();
+  }
+}
+
+bool Transport::readBytes(size_t N, std::string *Out) {
+  while (N > 0) {
+    if (BufPos == Buf.size() && !fill())
+      return false;
+    size_t K = std::min(N, Buf.size() - BufPos);
+    if (Out)
+      Out->append(Buf, BufPos, K);
+    BufPos += K;
+    N -= K;
+  }
+  return true;
+}
+
+Incoming Transport::parse(std::string &Text) {
+  Incoming R;
+  auto V = llvm::json::parse(Text);
+  if (!V) {
+    R.K = Incoming::Error;
+    R.Code = ErrorCode::ParseError;
+    R.Why = "invalid JSON: " + llvm::toString(V.takeError());
+    return R;
+  }
+  R.K = Incoming::Message;
+  R.Msg = std::move(*V);
+  return R;
+}
+
+Incoming Transport::read() { return Style == InputStyle::Delimited ? readDelimited() : readStandard(); }
+
+Incoming Transport::readStandard() {
+  std::string Line;
+  bool TooLong;
+  for (;;) {
+    std::optional<uint64_t> Length;
+    bool BadHeader = false, SawHeader = false;
+    // Headers up to the empty line.
+    for (;;) {
+      if (!readLine(Line, TooLong))
+        return Incoming{};
+      if (Line.empty()) {
+        if (!SawHeader)
+          continue; // stray blank lines between messages are harmless
+        break;
+      }
+      SawHeader = true;
+      llvm::StringRef L(Line);
+      auto [Name, Val] = L.split(':');
+      uint64_t N;
+      if (!TooLong && Name.trim().equals_insensitive("content-length")) {
+        if (Val.trim().getAsInteger(10, N))
+          BadHeader = true;
+        else
+          Length = N;
+      } else if (TooLong || !L.contains(':')) {
+        BadHeader = true;
+      }
+    }
+    Incoming E;
+    E.K = Incoming::Error;
+    if (BadHeader || !Length) {
+      // Without a length the body cannot be found; the next header block resynchronises.
+      E.Code = ErrorCode::ParseError;
+      E.Why = BadHeader ? "malformed message header" : "message without a Content-Length header";
+      return E;
+    }
+    if (*Length > MaxBytes) {
+      if (!readBytes(*Length, nullptr))
+        return Incoming{};
+      E.Code = ErrorCode::InvalidRequest;
+      E.Why = "message of " + std::to_string(*Length) + " bytes is over the limit of " + std::to_string(MaxBytes) +
+              " bytes";
+      return E;
+    }
+    std::string Body;
+    Body.reserve(*Length);
+    if (!readBytes(*Length, &Body))
+      return Incoming{};
+    return parse(Body);
+  }
+}
+
+Incoming Transport::readDelimited() {
+  std::string Text, Line;
+  bool Over = false;
+  for (;;) {
+    // Body lines may be long; only the message as a whole is capped.
+    Line.clear();
+    bool Got = false;
+    for (;;) {
+      size_t NL = Buf.find('\n', BufPos);
+      size_t Limit = NL == std::string::npos ? Buf.size() : NL;
+      Line.append(Buf, BufPos, Limit - BufPos);
+      if (NL != std::string::npos) {
+        BufPos = NL + 1;
+        Got = true;
+        break;
+      }
+      BufPos = Buf.size();
+      if (!fill()) {
+        Got = !Line.empty();
+        break;
+      }
+    }
+    if (!Got) {
+      if (llvm::StringRef(Text).trim().empty())
+        return Incoming{};
+      break;
+    }
+    if (!Line.empty() && Line.back() == '\r')
+      Line.pop_back();
+    if (Line == "---") {
+      if (llvm::StringRef(Text).trim().empty() && !Over)
+        continue;
+      break;
+    }
+    if (llvm::StringRef(Line).ltrim().startswith("#"))
+      continue;
+    if (Text.size() + Line.size() + 1 > MaxBytes) {
+      Over = true;
+      Text.clear();
+      continue;
+    }
+    if (!Over)
+      Text += Line + "\n";
+  }
+  if (Over) {
+    Incoming E;
+    E.K = Incoming::Error;
+    E.Code = ErrorCode::InvalidRequest;
+    E.Why = "message is over the limit of " + std::to_string(MaxBytes) + " bytes";
+    return E;
+  }
+  return parse(Text);
+}
+
+void Transport::send(const llvm::json::Value &Msg) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  if (Pretty)
+    OS << llvm::formatv("{0:2}", Msg);
+  else
+    OS << Msg;
+  OS.flush();
+  Out << "Content-Length: " << S.size() << "\r\n\r\n" << S;
+  Out.flush();
+}
+
+} // namespace torchlint::lsp

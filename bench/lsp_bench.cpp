@@ -1,0 +1,246 @@
+// LSP latency: after an edit of a 5,000-line file, how long from the client writing
+// `didChange` to it reading the fresh `publishDiagnostics`. The server runs in-process on a
+// thread, behind real pipes and the real framing, exactly as `torchlint lsp` serves stdio.
+// Usage: torchlint_lsp_bench [--edits N] [--lines N] [--check]
+#include "lsp/Server.h"
+#include "Rules.h"
+
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <pthread.h>
+#include <thread>
+#include <time.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace torchlint;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// A training script of about \p Lines lines, with a finding in every 25th block: real files
+/// have few, and each one costs JSON the editor has to read.
+std::string makeSource(unsigned Lines) {
+  std::string S = "import torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader\n\n";
+  unsigned N = 0;
+  while (static_cast<unsigned>(std::count(S.begin(), S.end(), '\n')) < Lines) {
+    std::string I = std::to_string(N++);
+    S += "\n\nclass Block" + I + "(nn.Module):\n"
+         "    def __init__(self, width):\n"
+         "        super().__init__()\n"
+         "        self.proj = nn.Linear(width, width)\n"
+         "        self.norm = nn.LayerNorm(width)\n"
+         "\n"
+         "    def forward(self, x):\n"
+         "        y = self.proj(x)\n"
+         "        y = torch.relu(y)\n"
+         "        return self.norm(y + x)\n"
+         "\n\n"
+         "def train_" + I + "(model, loader, device, steps=10):\n"
+         "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+         "    for step, (inputs, targets) in enumerate(loader):\n"
+         "        inputs = inputs.to(device)\n"
+         "        targets = targets.to(device)\n"
+         "        loss = torch.nn.functional.mse_loss(model(inputs), targets)\n"
+         "        opt.zero_grad()\n"
+         "        loss.backward()\n"
+         "        opt.step()\n"
+         "        if step == steps:\n"
+         "            break\n"
+         "    state = torch.load(\"ckpt_" + I + ".pt\", map_location=device, weights_only=True)\n"
+         "    return model.to(" + (N % 25 == 1 ? "\"CPU\"" : "device") + "), state\n";
+  }
+  return S;
+}
+
+/// Reads Content-Length framed messages from a pipe.
+class Reader {
+public:
+  explicit Reader(int Fd) : Fd(Fd) {}
+  std::optional<llvm::json::Value> next() {
+    for (;;) {
+      size_t H = Buf.find("\r\n\r\n");
+      if (H != std::string::npos) {
+        size_t Len = std::stoul(Buf.substr(Buf.find(':') + 1, H));
+        if (Buf.size() >= H + 4 + Len) {
+          auto V = llvm::json::parse(llvm::StringRef(Buf).substr(H + 4, Len));
+          Buf.erase(0, H + 4 + Len);
+          if (!V) {
+            llvm::consumeError(V.takeError());
+            return std::nullopt;
+          }
+          return std::move(*V);
+        }
+      }
+      char Chunk[65536];
+      ssize_t N = ::read(Fd, Chunk, sizeof Chunk);
+      if (N <= 0)
+        return std::nullopt;
+      Buf.append(Chunk, static_cast<size_t>(N));
+    }
+  }
+
+private:
+  int Fd;
+  std::string Buf;
+};
+
+void send(int Fd, const llvm::json::Value &V) {
+  std::string Body;
+  llvm::raw_string_ostream(Body) << V;
+  std::string Msg = "Content-Length: " + std::to_string(Body.size()) + "\r\n\r\n" + Body;
+  for (size_t Off = 0; Off < Msg.size();) {
+    ssize_t N = ::write(Fd, Msg.data() + Off, Msg.size() - Off);
+    if (N <= 0)
+      return;
+    Off += static_cast<size_t>(N);
+  }
+}
+
+double cpuMs(clockid_t C) {
+  timespec T;
+  clock_gettime(C, &T);
+  return T.tv_sec * 1e3 + T.tv_nsec / 1e6;
+}
+
+/// Waits for publishDiagnostics of \p Version; returns its number of diagnostics or -1.
+long waitDiagnostics(Reader &R, int64_t Version) {
+  while (auto M = R.next()) {
+    const auto *O = M->getAsObject();
+    if (!O || O->getString("method") != llvm::StringRef("textDocument/publishDiagnostics"))
+      continue;
+    const auto *P = O->getObject("params");
+    if (P && P->getInteger("version") == Version)
+      return static_cast<long>(P->getArray("diagnostics")->size());
+  }
+  return -1;
+}
+
+std::string loadAverage() {
+  FILE *F = std::fopen("/proc/loadavg", "r");
+  char Buf[64] = "?\n";
+  if (F) {
+    if (!std::fgets(Buf, sizeof Buf, F))
+      std::strcpy(Buf, "?\n");
+    std::fclose(F);
+  }
+  return Buf;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  unsigned Edits = 200, Lines = 5000;
+  bool Check = false;
+  for (int I = 1; I < Argc; ++I) {
+    std::string A = Argv[I];
+    if (A == "--edits" && I + 1 < Argc)
+      Edits = static_cast<unsigned>(std::stoul(Argv[++I]));
+    else if (A == "--lines" && I + 1 < Argc)
+      Lines = static_cast<unsigned>(std::stoul(Argv[++I]));
+    else if (A == "--check")
+      Check = true;
+    else {
+      std::fprintf(stderr, "usage: torchlint_lsp_bench [--edits N] [--lines N] [--check]\n");
+      return 2;
+    }
+  }
+  if (Check)
+    Edits = std::min(Edits, 20u);
+
+  int ToServer[2], FromServer[2];
+  if (::pipe(ToServer) || ::pipe(FromServer)) {
+    std::perror("pipe");
+    return 2;
+  }
+  std::thread ServerThread([&] {
+    lsp::FdSource In(ToServer[0]);
+    llvm::raw_fd_ostream Out(FromServer[1], /*shouldClose=*/false);
+    lsp::Transport T(In, Out);
+    lsp::Server S(rules::registry(), {});
+    S.run(T);
+    Out.flush();
+    ::close(FromServer[1]);
+  });
+
+  // The server thread's CPU time: what an edit costs whatever else the machine is doing.
+  clockid_t ServerCpu;
+  if (pthread_getcpuclockid(ServerThread.native_handle(), &ServerCpu)) {
+    std::fprintf(stderr, "lsp bench: no thread CPU clock\n");
+    return 2;
+  }
+  Reader R(FromServer[0]);
+  using llvm::json::Object;
+  const std::string Uri = "file:///bench/train.py";
+  std::string Text = makeSource(Lines);
+  unsigned LineCount = static_cast<unsigned>(std::count(Text.begin(), Text.end(), '\n'));
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                           {"params", Object{{"capabilities", Object{}}}}});
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", Object{}}});
+  auto Open0 = Clock::now();
+  send(ToServer[1], Object{{"jsonrpc", "2.0"},
+                           {"method", "textDocument/didOpen"},
+                           {"params", Object{{"textDocument", Object{{"uri", Uri},
+                                                                      {"languageId", "python"},
+                                                                      {"version", 1},
+                                                                      {"text", Text}}}}}});
+  long Initial = waitDiagnostics(R, 1);
+  double OpenMs = std::chrono::duration<double, std::milli>(Clock::now() - Open0).count();
+
+  // Typing in the middle of the file: insert a character into a statement, then delete it.
+  std::vector<double> Ms, CpuMs;
+  long Last = Initial;
+  // A statement near the middle: `        y = torch.relu(y)` becomes `zy = ...` and back.
+  unsigned Row = 0;
+  for (size_t Off = Text.find("        y = torch.relu(y)\n"); Off != std::string::npos;
+       Off = Text.find("        y = torch.relu(y)\n", Off + 1)) {
+    Row = static_cast<unsigned>(std::count(Text.begin(), Text.begin() + static_cast<long>(Off), '\n'));
+    if (Row >= LineCount / 2)
+      break;
+  }
+  for (unsigned E = 0; E < Edits; ++E) {
+    bool Insert = E % 2 == 0;
+    Object Start{{"line", static_cast<int64_t>(Row)}, {"character", 8}};
+    Object End{{"line", static_cast<int64_t>(Row)}, {"character", Insert ? 8 : 9}};
+    Object Change{{"range", Object{{"start", std::move(Start)}, {"end", std::move(End)}}},
+                  {"text", Insert ? "z" : ""}};
+    int64_t Version = 2 + E;
+    auto T0 = Clock::now();
+    double C0 = cpuMs(ServerCpu);
+    send(ToServer[1], Object{{"jsonrpc", "2.0"},
+                             {"method", "textDocument/didChange"},
+                             {"params", Object{{"textDocument", Object{{"uri", Uri}, {"version", Version}}},
+                                               {"contentChanges", llvm::json::Array{std::move(Change)}}}}});
+    Last = waitDiagnostics(R, Version);
+    Ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - T0).count());
+    CpuMs.push_back(cpuMs(ServerCpu) - C0);
+    if (Last < 0)
+      break;
+  }
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}});
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"method", "exit"}});
+  ::close(ToServer[1]);
+  ServerThread.join();
+
+  if (Initial <= 0 || Last != Initial || Ms.size() != Edits) {
+    std::fprintf(stderr, "lsp bench: expected the same findings after every edit (opened with %ld, ended with %ld)\n",
+                 Initial, Last);
+    return 1;
+  }
+  std::sort(Ms.begin(), Ms.end());
+  std::sort(CpuMs.begin(), CpuMs.end());
+  auto Pct = [](const std::vector<double> &V, double P) { return V[std::min(V.size() - 1, static_cast<size_t>(P * V.size()))]; };
+  std::printf("lsp: %u-line file (%zu KB), %ld findings; didOpen -> diagnostics %.2f ms\n", LineCount,
+              Text.size() / 1024, Initial, OpenMs);
+  std::printf("lsp: didChange -> publishDiagnostics over %u edits: median %.2f ms, p90 %.2f ms, max %.2f ms\n", Edits,
+              Pct(Ms, 0.5), Pct(Ms, 0.9), Ms.back());
+  std::printf("lsp: server CPU per edit (reparse, lint, publish): median %.2f ms, p90 %.2f ms; load average %s", Pct(CpuMs, 0.5),
+              Pct(CpuMs, 0.9), loadAverage().c_str());
+  return 0;
+}

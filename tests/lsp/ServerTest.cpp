@@ -1,0 +1,190 @@
+// An in-process LSP client: random incremental edits must give the same diagnostics as
+// opening the final text afresh (incremental reparsing is only an optimisation), fix-all
+// must leave nothing safely fixable, and the binary's delimited mode and exit statuses.
+#include "LspTestUtil.h"
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace torchlint::test {
+namespace {
+
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+Value initialize() { return request(1, "initialize", Object{{"capabilities", Object{}}}); }
+
+Value didOpen(const std::string &Uri, const std::string &Text, int Version = 1) {
+  return notification("textDocument/didOpen",
+                      Object{{"textDocument", Object{{"uri", Uri}, {"languageId", "python"}, {"version", Version},
+                                                     {"text", Text}}}});
+}
+
+/// The diagnostics of the last publishDiagnostics for \p Uri in \p Msgs.
+const Array *lastDiagnostics(const std::vector<Value> &Msgs, const std::string &Uri) {
+  const Array *Out = nullptr;
+  for (const auto &M : Msgs) {
+    const Object *O = M.getAsObject();
+    if (O && O->getString("method") == llvm::StringRef("textDocument/publishDiagnostics"))
+      if (const Object *P = O->getObject("params"); P && P->getString("uri") == llvm::StringRef(Uri))
+        Out = P->getArray("diagnostics");
+  }
+  return Out;
+}
+
+std::string str(const Value &V) {
+  std::string S;
+  llvm::raw_string_ostream(S) << V;
+  return S;
+}
+
+/// UTF-16 length of a line (the protocol's default columns).
+int utf16Length(llvm::StringRef S) {
+  int N = 0;
+  for (size_t I = 0; I < S.size(); ++I) {
+    unsigned char C = static_cast<unsigned char>(S[I]);
+    if ((C & 0xC0) == 0x80)
+      continue;
+    N += C >= 0xF0 ? 2 : 1;
+  }
+  return N;
+}
+
+const char *Base = "import torch\n"
+                   "from torch.utils.data import DataLoader\n"
+                   "\n"
+                   "\n"
+                   "def train(dataset, model, device):\n"
+                   "    loader = DataLoader(dataset, batch_size=8)\n"
+                   "    s = \"h\u00e9llo \U0001F600\"\n"
+                   "    for images, labels in loader:\n"
+                   "        images.to(device)\n"
+                   "        labels = labels.to(\"CPU\")\n"
+                   "        state = torch.load(\"ckpt.pt\")\n"
+                   "        model.cuda()\n";
+
+TEST(LspServer, IncrementalEditsMatchAFreshParse) {
+  // Random edits (insertions and deletions of snippets that make and unmake findings,
+  // newlines and non-ASCII text) at random UTF-16 positions; after each, the incrementally
+  // reparsed document must lint exactly as the same text opened from scratch.
+  const std::string Uri = "file:///tmp/torchlint-lsp-incremental/a.py";
+  const std::vector<std::string> Snippets = {"x", "\n", "(", ")", "\"CPU\"", ".to(device)", "    ", "\u00e9",
+                                             "\U0001F600", "torch.load(p)\n", "#", "\"\"\"", ":"};
+  std::mt19937 Rng(1234);
+  LspHarness Inc;
+  Inc.send({initialize()});
+  std::string Text = Base;
+  Inc.send({didOpen(Uri, Text)});
+  for (int Step = 0; Step < 150; ++Step) {
+    // Pick a line and a UTF-16 column on it, then a code-point-aligned byte offset.
+    llvm::SmallVector<llvm::StringRef> Lines;
+    llvm::StringRef(Text).split(Lines, '\n');
+    int Line = static_cast<int>(Rng() % Lines.size());
+    int Len = utf16Length(Lines[Line]);
+    int Col = Len ? static_cast<int>(Rng() % (Len + 1)) : 0;
+    size_t LineStart = 0;
+    for (int I = 0; I < Line; ++I)
+      LineStart += Lines[I].size() + 1;
+    auto ByteOf = [&](int Units) {
+      size_t B = LineStart;
+      int U = 0;
+      while (U < Units && B < LineStart + Lines[Line].size()) {
+        unsigned char C = static_cast<unsigned char>(Text[B]);
+        size_t L = C < 0x80 ? 1 : C >= 0xF0 ? 4 : C >= 0xE0 ? 3 : 2;
+        U += L == 4 ? 2 : 1;
+        B += L;
+      }
+      return B;
+    };
+    bool Delete = Rng() % 3 == 0 && Col < Len;
+    int EndCol = Delete ? Col + 1 + static_cast<int>(Rng() % std::min(4, Len - Col)) : Col;
+    size_t B = ByteOf(Col), E = ByteOf(EndCol);
+    // A column inside a surrogate pair rounds up past the character, as the server does.
+    std::string Insert = Delete ? "" : Snippets[Rng() % Snippets.size()];
+    Text.replace(B, E - B, Insert);
+    Object Change{{"range", Object{{"start", Object{{"line", Line}, {"character", Col}}},
+                                   {"end", Object{{"line", Line}, {"character", EndCol}}}}},
+                  {"text", Insert}};
+    auto Out = Inc.send({notification(
+        "textDocument/didChange",
+        Object{{"textDocument", Object{{"uri", Uri}, {"version", Step + 2}}}, {"contentChanges", Array{std::move(Change)}}})});
+    const Array *Got = lastDiagnostics(Out, Uri);
+    ASSERT_NE(Got, nullptr) << "no diagnostics after step " << Step;
+
+    LspHarness Fresh;
+    Fresh.send({initialize()});
+    auto FreshOut = Fresh.send({didOpen(Uri, Text)});
+    const Array *Want = lastDiagnostics(FreshOut, Uri);
+    ASSERT_NE(Want, nullptr);
+    ASSERT_EQ(str(Value(Array(*Got))), str(Value(Array(*Want)))) << "step " << Step << ", text:\n" << Text;
+  }
+}
+
+TEST(LspServer, FixAllLeavesNothingSafeToFix) {
+  const std::string Uri = "file:///tmp/torchlint-lsp-fixall/a.py";
+  LspHarness H;
+  H.send({initialize()});
+  H.send({didOpen(Uri, Base)});
+  auto Out = H.send({request(2, "textDocument/codeAction",
+                             Object{{"textDocument", Object{{"uri", Uri}}},
+                                    {"range", Object{{"start", Object{{"line", 0}, {"character", 0}}},
+                                                     {"end", Object{{"line", 0}, {"character", 0}}}}},
+                                    {"context", Object{{"diagnostics", Array{}}, {"only", Array{"source.fixAll"}}}}})});
+  ASSERT_EQ(Out.size(), 1u);
+  const Array *Actions = Out[0].getAsObject()->getArray("result");
+  ASSERT_TRUE(Actions && Actions->size() == 1) << str(Out[0]);
+  const Object *Edit = (*Actions)[0].getAsObject()->getObject("edit");
+  const Array *Edits = Edit->getObject("changes")->getArray(Uri);
+  ASSERT_TRUE(Edits && Edits->size() == 1);
+  // Apply the one edit as the editor would, then ask again: nothing safe is left.
+  auto Applied = H.send({notification(
+      "textDocument/didChange",
+      Object{{"textDocument", Object{{"uri", Uri}, {"version", 2}}},
+             {"contentChanges", Array{Object{{"range", *(*Edits)[0].getAsObject()->get("range")},
+                                             {"text", *(*Edits)[0].getAsObject()->getString("newText")}}}}})});
+  const Array *After = lastDiagnostics(Applied, Uri);
+  ASSERT_NE(After, nullptr);
+  std::set<std::string> Codes;
+  for (const auto &D : *After)
+    Codes.insert(D.getAsObject()->getString("code")->str());
+  EXPECT_FALSE(Codes.count("TL107")) << str(Value(Array(*After)));
+  EXPECT_TRUE(Codes.count("TL301")) << "unsafe fixes are not part of fix-all";
+  auto Again = H.send({request(3, "textDocument/codeAction",
+                               Object{{"textDocument", Object{{"uri", Uri}}},
+                                      {"range", Object{{"start", Object{{"line", 0}, {"character", 0}}},
+                                                       {"end", Object{{"line", 0}, {"character", 0}}}}},
+                                      {"context", Object{{"diagnostics", Array{}}, {"only", Array{"source.fixAll"}}}}})});
+  ASSERT_EQ(Again.size(), 1u);
+  EXPECT_EQ(str(Again[0]), R"({"id":3,"jsonrpc":"2.0","result":[]})");
+}
+
+TEST(LspBinary, DelimitedSessionExitsZeroAfterShutdown) {
+  std::string In = "# a hand-written session\n"
+                   "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{}}}\n---\n"
+                   "{\"jsonrpc\":\"2.0\",\"id\":2,\n \"method\":\"shutdown\"}\n---\n"
+                   "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}\n";
+  RunResult R = runTorchlint({"lsp", "--input-style=delimited"}, TORCHLINT_SOURCE_DIR, In);
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  auto Msgs = unframe(R.Out);
+  ASSERT_EQ(Msgs.size(), 2u) << R.Out;
+  EXPECT_EQ(str(*Msgs[1].getAsObject()->get("id")), "2");
+}
+
+TEST(LspBinary, EndOfInputWithoutExitIsStatusOne) {
+  RunResult R = runTorchlint({"lsp"}, TORCHLINT_SOURCE_DIR,
+                             frame(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})"));
+  EXPECT_EQ(R.Exit, 1);
+  EXPECT_EQ(unframe(R.Out).size(), 1u);
+}
+
+TEST(LspBinary, UnknownOptionIsAUsageError) {
+  RunResult R = runTorchlint({"lsp", "--bogus"}, TORCHLINT_SOURCE_DIR, "");
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_NE(R.Err.find("unknown option `--bogus`"), std::string::npos) << R.Err;
+}
+
+} // namespace
+} // namespace torchlint::test
