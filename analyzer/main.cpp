@@ -2,11 +2,14 @@
 #include "config/Config.h"
 #include "driver/Discovery.h"
 #include "driver/Driver.h"
+#include "driver/FixFiles.h"
 #include "lint/Linter.h"
+#include "lsp/Server.h"
 #include "parse/Tree.h"
 #include "report/Report.h"
 #include "Rules.h"
 #include "cli/ManPage.h"
+#include "Probe.h"
 
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -52,6 +55,16 @@ cl::opt<unsigned> Jobs("j", cl::desc("Files linted in parallel (default: all cor
                        cl::cat(CheckCat));
 cl::opt<bool> ForceExclude("force-exclude", cl::desc("Apply `exclude` to files named on the command line too"),
                            cl::cat(CheckCat));
+cl::opt<bool> FixOpt("fix", cl::desc("Apply safe fixes (with --stdin-filename: print the fixed source)"),
+                     cl::cat(CheckCat));
+cl::opt<bool> UnsafeFixes("unsafe-fixes", cl::desc("Also apply unsafe fixes (without --fix: show them as available)"),
+                          cl::cat(CheckCat));
+cl::opt<bool> DiffOpt("diff", cl::desc("Print the fixes as a unified diff and write nothing"), cl::cat(CheckCat));
+cl::list<std::string> FixableOpt("fixable", cl::CommaSeparated,
+                                 cl::desc("Codes or prefixes whose fixes may be applied (replaces `fixable`)"),
+                                 cl::cat(CheckCat));
+cl::list<std::string> UnfixableOpt("unfixable", cl::CommaSeparated,
+                                   cl::desc("Codes or prefixes whose fixes are never applied"), cl::cat(CheckCat));
 cl::opt<bool> NoCache("no-cache", cl::desc("Neither read nor write the result cache"), cl::cat(CheckCat));
 cl::opt<std::string> CacheDir("cache-dir",
                               cl::desc("Where the result cache lives (default: $TORCHLINT_CACHE_DIR, "
@@ -110,13 +123,17 @@ int check(const Registry &R) {
   if (!Fmt)
     return fail("--format: unknown format `" + FormatOpt + "` (text, concise, json, sarif, github, gitlab, junit)");
   if (!validSelectors(R, SelectOpt, "select") || !validSelectors(R, IgnoreOpt, "ignore") ||
-      !validSelectors(R, ExtendSelectOpt, "extend-select"))
+      !validSelectors(R, ExtendSelectOpt, "extend-select") || !validSelectors(R, FixableOpt, "fixable") ||
+      !validSelectors(R, UnfixableOpt, "unfixable"))
     return ExitError;
   CliOptions Cli;
   if (SelectOpt.getNumOccurrences())
     Cli.Select = std::vector<std::string>(SelectOpt.begin(), SelectOpt.end());
   Cli.Ignore.assign(IgnoreOpt.begin(), IgnoreOpt.end());
   Cli.ExtendSelect.assign(ExtendSelectOpt.begin(), ExtendSelectOpt.end());
+  if (FixableOpt.getNumOccurrences())
+    Cli.Fixable = std::vector<std::string>(FixableOpt.begin(), FixableOpt.end());
+  Cli.Unfixable.assign(UnfixableOpt.begin(), UnfixableOpt.end());
   if (!ConfigOpt.empty()) {
     if (!llvm::sys::fs::exists(ConfigOpt))
       return fail("--config: " + ConfigOpt + ": no such file");
@@ -126,6 +143,10 @@ int check(const Registry &R) {
   Linter L(R);
   std::vector<FileOutcome> Outcomes;
   std::vector<std::string> Errors;
+  FixOptions FixOpts;
+  FixOpts.Level = UnsafeFixes ? Applicability::Unsafe : Applicability::Safe;
+  const bool Fixing = FixOpt || DiffOpt;
+  std::vector<FixedFile> Fixed; // with --fix or --diff, beside Outcomes
 
   std::vector<std::string> Inputs(Paths.begin(), Paths.end());
   bool Stdin = !StdinFilename.empty() && (Inputs.empty() || (Inputs.size() == 1 && Inputs[0] == "-"));
@@ -140,31 +161,90 @@ int check(const Registry &R) {
     if (!Cfg)
       return fail(llvm::toString(Cfg.takeError()));
     bool Excluded = ForceExclude && Resolver.isExcluded(**Cfg, Name);
-    if (!Excluded)
+    FixOpts.Fixable = Resolver.fixableFor(**Cfg);
+    if (Fixing) {
+      Fixed.push_back(Excluded ? FixedFile{} : fixSource(Name, (*Buf)->getBuffer().str(), L,
+                                                          Resolver.settingsFor(**Cfg, Name), FixOpts));
+      if (Excluded)
+        Fixed.back().Before = Fixed.back().After = (*Buf)->getBuffer().str();
+      if (FixOpt && !DiffOpt) {
+        // Like Ruff: the fixed source on stdout (the input unchanged when it could not be
+        // fixed or is excluded), the report on stderr.
+        const FixedFile &F = Fixed.back();
+        llvm::outs() << (F.Outcome.Error.empty() && F.Errors.empty() ? F.After : (*Buf)->getBuffer().str());
+        llvm::outs().flush();
+      }
+      if (!Excluded)
+        Outcomes.push_back(Fixed.back().Outcome);
+      else
+        Fixed.clear();
+    } else if (!Excluded) {
       Outcomes.push_back(lintSource(Name, (*Buf)->getBuffer().str(), L, Resolver.settingsFor(**Cfg, Name)));
+      narrowFixes(Outcomes.back().Diagnostics, FixOpts);
+    }
   } else {
     if (Inputs.empty())
       Inputs.push_back(".");
     Discovery D = discoverFiles(Inputs, Resolver, ForceExclude);
     Errors = std::move(D.Errors);
     unsigned J = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
-    std::optional<ResultCache> Cache;
-    if (!NoCache) {
-      const char *Env = std::getenv("TORCHLINT_CACHE_DIR");
-      std::string Dir = !CacheDir.empty() ? std::string(CacheDir) : Env && *Env ? Env : ".torchlint_cache";
-      Cache = ResultCache::load(Dir, toolKey(Version));
+    if (Fixing) {
+      // The fix path reads every file and writes some: the result cache is not used.
+      Fixed = fixFiles(D.Files, L, Resolver, FixOpts, /*Write=*/!DiffOpt, J);
+      for (auto &F : Fixed)
+        Outcomes.push_back(F.Outcome);
+    } else {
+      std::optional<ResultCache> Cache;
+      if (!NoCache) {
+        const char *Env = std::getenv("TORCHLINT_CACHE_DIR");
+        std::string Dir = !CacheDir.empty() ? std::string(CacheDir) : Env && *Env ? Env : ".torchlint_cache";
+        Cache = ResultCache::load(Dir, toolKey(Version));
+      }
+      Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr);
+      if (Cache)
+        if (std::string Why = Cache->save(); !Why.empty())
+          llvm::WithColor::warning(llvm::errs(), "torchlint") << "cannot write the cache: " << Why << "\n";
+      // `fixable`/`unfixable`: the fixes of other codes are shown but not marked [*].
+      for (size_t I = 0; I < Outcomes.size() && I < D.Files.size(); ++I) {
+        FixOptions Narrow;
+        Narrow.Fixable = Resolver.fixableFor(*D.Files[I].Cfg);
+        narrowFixes(Outcomes[I].Diagnostics, Narrow);
+      }
     }
-    Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr);
-    if (Cache)
-      if (std::string Why = Cache->save(); !Why.empty())
-        llvm::WithColor::warning(llvm::errs(), "torchlint") << "cannot write the cache: " << Why << "\n";
   }
   for (const auto &O : Outcomes)
     if (!O.Error.empty())
       Errors.push_back(O.Path + ": " + O.Error);
+  size_t FixCount = 0;
+  bool Changed = false;
+  for (const auto &F : Fixed) {
+    Errors.insert(Errors.end(), F.Errors.begin(), F.Errors.end());
+    for (auto &[Code, N] : F.Applied)
+      FixCount += N;
+    Changed |= F.changed();
+  }
+  if (DiffOpt) {
+    // Like Ruff: the diffs on stdout, nothing written, a count on stderr; exit 1 when
+    // something would change.
+    std::string Diffs;
+    for (const auto &F : Fixed)
+      Diffs += unifiedDiff(F.Outcome.Path, F.Before, F.After);
+    llvm::outs() << Diffs;
+    llvm::outs().flush();
+    for (const auto &E : Errors)
+      fail(E);
+    if (FixCount)
+      llvm::errs() << "Would fix " << FixCount << (FixCount == 1 ? " error" : " errors") << ".\n";
+    else
+      llvm::errs() << "No errors would be fixed.\n";
+    if (!Errors.empty())
+      return ExitError;
+    return Changed ? ExitFindings : ExitClean;
+  }
 
   std::unique_ptr<llvm::raw_fd_ostream> File;
-  llvm::raw_ostream *OS = &llvm::outs();
+  // With --fix on stdin, stdout carries the fixed source.
+  llvm::raw_ostream *OS = Stdin && FixOpt ? &llvm::errs() : &llvm::outs();
   if (!OutputFile.empty()) {
     std::error_code EC;
     File = std::make_unique<llvm::raw_fd_ostream>(OutputFile, EC, llvm::sys::fs::OF_Text);
@@ -174,6 +254,8 @@ int check(const Registry &R) {
   }
   ReportOptions RO;
   RO.Version = Version;
+  RO.FixLevel = FixOpts.Level;
+  RO.Fixed = FixCount;
   RO.Color = !File && !std::getenv("NO_COLOR") && llvm::WithColor(*OS).colorsEnabled();
   for (const auto &E : Errors)
     fail(E);
@@ -249,6 +331,10 @@ int main(int Argc, char **Argv) {
     return listRules(R);
   if (Sub == "rule")
     return showRule(R, Argc, Argv);
+  if (Sub == "probe")
+    return probe::probeMain(Argc, Argv);
+  if (Sub == "confirm")
+    return probe::confirmMain(R, Argc, Argv);
   if (Sub == "dump-tree")
     return dumpTree(Argc, Argv);
   if (Sub == "generate-docs")
@@ -257,6 +343,8 @@ int main(int Argc, char **Argv) {
     writeManPage(llvm::outs(), {{&CheckCat, "check"}}, R, Version);
     return ExitClean;
   }
+  if (Sub == "lsp")
+    return lsp::runLspServer(R, Argc - 2, Argv + 2);
   if (Sub == "version" || Sub == "--version" || Sub == "-V") {
     printVersion(llvm::outs());
     return ExitClean;
@@ -273,7 +361,9 @@ int main(int Argc, char **Argv) {
                                    "torchlint: finds device-management bugs in PyTorch programs\n\n"
                                    "  torchlint check [options] [PATHS...]   lint files (the default command)\n"
                                    "  torchlint rules                       list the rules\n"
-                                   "  torchlint rule CODE                   show a rule's documentation\n",
+                                   "  torchlint rule CODE                   show a rule's documentation\n"
+                                   "  torchlint probe [--json]              this machine's GPUs and copy bandwidth\n"
+                                   "  torchlint confirm [opts] -- python SCRIPT ARGS   run it: verdicts for findings\n",
                                    &Err, nullptr, /*LongOptionsUseDoubleDash=*/true)) {
     Err.flush();
     llvm::errs() << ErrText;

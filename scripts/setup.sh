@@ -9,7 +9,9 @@ debs=(cmake g++ make pkg-config ccache git
       libtree-sitter-dev llvm-dev libtomlplusplus-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       nodejs npm python3
+      python3-torch  # CPU PyTorch 1.13 for the tests of `torchlint confirm` (--virtual-cuda)
       pre-commit  # the hook's end-to-end test runs Debian's pre-commit
+      neovim      # the LSP's real-editor test runs headless Neovim
       libicu72)  # ICU for the SARIF validator (.NET); its test runs it without, in invariant mode
 [ "${TORCHLINT_SETUP_EXTRA:-}" ] && read -r -a extra <<<"$TORCHLINT_SETUP_EXTRA" && debs+=("${extra[@]}")
 
@@ -42,6 +44,14 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "setup: installing npm packages from package-lock.json"
   npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null || {
     echo "setup: error: npm ci failed (is the npm registry reachable?)" >&2; exit 1; }
+fi
+# The VS Code extension's packages (its language client, TypeScript, vsce; VS Code's protocol
+# library for the LSP client test), locked in editors/vscode/package-lock.json.
+vsc=editors/vscode
+if [ ! -f $vsc/node_modules/.package-lock.json ] || [ $vsc/package-lock.json -nt $vsc/node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages from $vsc/package-lock.json"
+  (cd $vsc && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) || {
+    echo "setup: error: npm ci in $vsc failed (is the npm registry reachable?)" >&2; exit 1; }
 fi
 # --ignore-scripts also skipped the SARIF validator's only install step: marking its binary
 # executable (tests/report/SarifValidateTest.cpp runs it).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,46 @@ struct Note {
   std::string Message;
 };
 
+/// What `torchlint confirm` saw when it ran the program (runtime_probe/).
+enum class VerdictKind : uint8_t {
+  Confirmed,     // runtime evidence at the finding's lines
+  NotReproduced, // its lines ran and nothing went wrong
+  NotReached,    // its lines never ran
+  RuntimeOnly,   // a runtime event no static finding predicted (a TLR pseudo code)
+};
+inline std::string_view verdictName(VerdictKind K) {
+  switch (K) {
+  case VerdictKind::Confirmed:
+    return "confirmed";
+  case VerdictKind::NotReproduced:
+    return "not-reproduced";
+  case VerdictKind::NotReached:
+    return "not-reached";
+  case VerdictKind::RuntimeOnly:
+    return "runtime-only";
+  }
+  return "not-reached";
+}
+
+struct Verdict {
+  VerdictKind Kind = VerdictKind::NotReached;
+  std::string Evidence;        // one line, empty when there is none
+  std::optional<double> CostMs; // measured cost per optimizer step, where one applies
+};
+
+/// "confirmed: <evidence> (2.93 ms per step)", as every report format prints it.
+inline std::string verdictSummary(const Verdict &V) {
+  std::string S(verdictName(V.Kind));
+  if (!V.Evidence.empty())
+    S += ": " + V.Evidence;
+  if (V.CostMs) {
+    char Buf[64];
+    std::snprintf(Buf, sizeof Buf, " (%.3g ms per step)", *V.CostMs);
+    S += Buf;
+  }
+  return S;
+}
+
 struct Diagnostic {
   std::string Code;
   Severity Sev = Severity::Warning;
@@ -44,6 +85,7 @@ struct Diagnostic {
   std::string Message;
   std::vector<Note> Notes;
   std::optional<torchlint::Fix> Fix;
+  std::optional<torchlint::Verdict> Verdict; // only from `torchlint confirm`
 };
 
 } // namespace torchlint

@@ -67,7 +67,7 @@ void writeGitlab(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, c
       LineCol B = lineCol(F, D.Range.Begin), E = lineCol(F, D.Range.End);
       std::string Path = FO.Path.substr(0, 2) == "./" ? FO.Path.substr(2) : FO.Path;
       Out.push_back(json::Object{
-          {"description", D.Code + " " + D.Message},
+          {"description", D.Code + " " + D.Message + (D.Verdict ? " [" + verdictSummary(*D.Verdict) + "]" : "")},
           {"check_name", D.Code},
           {"fingerprint", fingerprint(Path, D, F, Seen)},
           {"severity", gitlabSeverity(D.Sev)},
@@ -101,10 +101,11 @@ void writeJunit(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
     for (const auto &D : FO.Diagnostics) {
       LineCol LC = lineCol(*FO.Source, D.Range.Begin);
       std::string Where = FO.Path + ":" + std::to_string(LC.Line) + ":" + std::to_string(LC.Column);
+      std::string Msg = D.Message + (D.Verdict ? " [" + verdictSummary(*D.Verdict) + "]" : "");
       OS << "    <testcase name=\"torchlint." << xmlEscape(D.Code) << "\" classname=\"" << xmlEscape(FO.Path)
          << "\" file=\"" << xmlEscape(FO.Path) << "\" line=\"" << LC.Line << "\">\n"
-         << "      <failure message=\"" << xmlEscape(D.Message) << "\" type=\"" << xmlEscape(D.Code) << "\">"
-         << xmlEscape(Where + ": " + D.Code + " " + D.Message) << "</failure>\n"
+         << "      <failure message=\"" << xmlEscape(Msg) << "\" type=\"" << xmlEscape(D.Code) << "\">"
+         << xmlEscape(Where + ": " + D.Code + " " + Msg) << "</failure>\n"
          << "    </testcase>\n";
     }
     OS << "  </testsuite>\n";

@@ -55,7 +55,7 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
         Notes.push_back(json::Object{{"message", N.Message},
                                      {"location", location(F, N.Range.Begin)},
                                      {"end_location", location(F, N.Range.End)}});
-      Out.push_back(json::Object{{"code", D.Code},
+      json::Object Item{{"code", D.Code},
                                  {"message", D.Message},
                                  {"severity", severityOf(D)},
                                  {"filename", FO.Path},
@@ -64,7 +64,14 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
                                  {"noqa_row", lineCol(F, D.Range.Begin).Line},
                                  {"fix", fixJson(F, D)},
                                  {"url", ruleUrl(D.Code)},
-                                 {"notes", std::move(Notes)}});
+                                 {"notes", std::move(Notes)}};
+      if (D.Verdict) {
+        json::Object V{{"kind", str(verdictName(D.Verdict->Kind))}, {"evidence", D.Verdict->Evidence}};
+        if (D.Verdict->CostMs)
+          V["cost_ms_per_step"] = *D.Verdict->CostMs;
+        Item["verdict"] = std::move(V);
+      }
+      Out.push_back(std::move(Item));
     }
   }
   OS << llvm::formatv("{0:2}", json::Value(std::move(Out))) << "\n";
@@ -201,6 +208,16 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
                                                          {"replacements", std::move(Replacements)}}}}}};
         Res["properties"] = json::Object{{"fixApplicability", str(applicabilityName(D.Fix->Applic))}};
       }
+      if (D.Verdict) {
+        if (!Res.getObject("properties"))
+          Res["properties"] = json::Object{};
+        json::Object &P = *Res.getObject("properties");
+        P["verdict"] = str(verdictName(D.Verdict->Kind));
+        if (!D.Verdict->Evidence.empty())
+          P["verdictEvidence"] = D.Verdict->Evidence;
+        if (D.Verdict->CostMs)
+          P["costMsPerStep"] = *D.Verdict->CostMs;
+      }
       Results.push_back(std::move(Res));
     }
   }
@@ -267,7 +284,7 @@ void writeGithub(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, c
       OS << "::" << Cmd << " title=" << escapeProperty("torchlint (" + D.Code + ")") << ",file=" << escapeProperty(FO.Path)
          << ",line=" << B.Line << ",col=" << B.Column << ",endLine=" << E.Line << ",endColumn=" << E.Column << "::"
          << escapeData(FO.Path + ":" + std::to_string(B.Line) + ":" + std::to_string(B.Column) + ": " + D.Code + " " +
-                       D.Message)
+                       D.Message + (D.Verdict ? " [" + verdictSummary(*D.Verdict) + "]" : std::string()))
          << "\n";
     }
   }

@@ -21,6 +21,7 @@ struct ReportOptions {
   bool Color = false;
   bool ShowFixes = false; // mark fixable findings with [*]
   Applicability FixLevel = Applicability::Safe; // what --fix would apply
+  size_t Fixed = 0; // fixes `--fix` applied: the summary says "(N fixed, M remaining)"
   std::string Version;
 };
 

@@ -123,6 +123,10 @@ void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
         OS << ": " << FO.Path << ":" << NL.Line << ":" << NL.Column << ": " << N.Message << "\n";
         writeFrame(OS, F, N.Range, O.Color, Color::CYAN, "");
       }
+      if (D.Verdict) {
+        colored(OS, O.Color, D.Verdict->Kind == VerdictKind::Confirmed ? Color::RED : Color::CYAN, true, "verdict");
+        OS << ": " << verdictSummary(*D.Verdict) << "\n";
+      }
       if (D.Fix) {
         colored(OS, O.Color, Color::CYAN, true, "help");
         OS << ": " << D.Fix->Message;
@@ -133,8 +137,13 @@ void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
       OS << "\n";
     }
   }
-  if (Total) {
-    OS << "Found " << Total << (Total == 1 ? " error" : " errors") << ".\n";
+  if (Total || O.Fixed) {
+    // As Ruff: what --fix repaired counts among the errors found.
+    size_t Found = Total + O.Fixed;
+    OS << "Found " << Found << (Found == 1 ? " error" : " errors");
+    if (O.Fixed)
+      OS << " (" << O.Fixed << " fixed, " << Total << " remaining)";
+    OS << ".\n";
     if (Fixable)
       OS << "[*] " << Fixable << " fixable with the `--fix` option";
     if (Hidden)
@@ -163,11 +172,19 @@ void writeConcise(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, 
       colored(OS, O.Color, Color::SAVEDCOLOR, true, FO.Path);
       OS << ":" << LC.Line << ":" << LC.Column << ": ";
       colored(OS, O.Color, severityColor(D.Sev), true, D.Code);
-      OS << (fixable(D, O) ? " [*] " : " ") << D.Message << "\n";
+      OS << (fixable(D, O) ? " [*] " : " ") << D.Message;
+      if (D.Verdict)
+        OS << " [" << verdictName(D.Verdict->Kind) << "]";
+      OS << "\n";
     }
   }
-  if (Total)
-    OS << "Found " << Total << (Total == 1 ? " error" : " errors") << ".\n";
+  if (Total || O.Fixed) {
+    size_t Found = Total + O.Fixed;
+    OS << "Found " << Found << (Found == 1 ? " error" : " errors");
+    if (O.Fixed)
+      OS << " (" << O.Fixed << " fixed, " << Total << " remaining)";
+    OS << ".\n";
+  }
 }
 
 void writeStatistics(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,

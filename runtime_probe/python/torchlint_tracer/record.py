@@ -1,0 +1,339 @@
+# The recorder: one TorchFunctionMode and a few light wrappers that note, with the user's
+# frame, mixed-device ops, device moves inside forward, factories without a device inside
+# forward, torch.load calls, optimizer state vs parameter devices, and line coverage.
+import os
+import sys
+import time
+import types
+
+import torch
+from torch.overrides import TorchFunctionMode, resolve_name
+
+from . import vcuda as vcuda_mod
+
+FACTORIES = {"torch." + n for n in (
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "eye", "tensor",
+    "as_tensor")}
+MOVES = {"torch.Tensor.to", "torch.Tensor.cuda", "torch.Tensor.cpu"}
+MISMATCH_TEXT = ("Expected all tensors to be on the same device", "should be the same or input should be",
+                 "Expected object of device type", "Input type (torch.FloatTensor) and weight type (torch.cuda",
+                 "Input type (torch.cuda")
+DTYPE_TEXT = ("expected scalar type", "must have the same dtype", "expected m1 and m2 to have the same dtype",
+              "Found dtype")
+
+
+class StopRun(BaseException):
+    """Ends the script at --max-steps or --timeout; a BaseException so user code's
+    `except Exception` does not swallow it."""
+
+
+class Recorder:
+    def __init__(self, root, max_steps, virtual):
+        self.root = os.path.realpath(root)
+        self.tracer_dir = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+        self.max_steps = max_steps
+        self.virtual = virtual
+        self.events = []
+        self.transfers = {}  # (file, line) -> event
+        self.factories = {}
+        self.coverage = {}
+        self.user_files = {}
+        self.steps = 0
+        self.forward = []  # device of each module whose forward is running
+        self.module_moves = []  # user frames of model.to()/.cuda()/.cpu()
+        self.optimizers = {}  # id -> {"loads": [...], "event": event or None}
+        self.stale_step = None
+        self.names = {}
+        self.real_cuda = False
+
+    # --- frames ----------------------------------------------------------------------------
+    def is_user(self, filename):
+        r = self.user_files.get(filename)
+        if r is None:
+            path = os.path.realpath(filename) if not filename.startswith("<") else ""
+            r = bool(path) and path.startswith(self.root + os.sep) and not path.startswith(self.tracer_dir + os.sep)
+            r = path if r else False
+            self.user_files[filename] = r
+        return r
+
+    def user_frames(self, frame=None, tb=None):
+        """User frames, innermost first: (realpath, line, function)."""
+        out = []
+        if tb is not None:
+            while tb is not None:
+                p = self.is_user(tb.tb_frame.f_code.co_filename)
+                if p:
+                    out.append((p, tb.tb_lineno, tb.tb_frame.f_code.co_name))
+                tb = tb.tb_next
+            out.reverse()
+            return out
+        f = frame or sys._getframe(1)
+        while f is not None:
+            p = self.is_user(f.f_code.co_filename)
+            if p:
+                out.append((p, f.f_lineno, f.f_code.co_name))
+            f = f.f_back
+        return out
+
+    def event(self, kind, frames, evidence, **extra):
+        if not frames:
+            return None
+        e = {"kind": kind, "file": frames[0][0], "line": frames[0][1],
+             "related": [[f, l] for f, l, _ in frames[1:]], "evidence": evidence}
+        e.update(extra)
+        self.events.append(e)
+        return e
+
+    # --- coverage ------------------------------------------------------------------------------
+    def global_trace(self, frame, why, arg):
+        p = self.is_user(frame.f_code.co_filename)
+        if not p:
+            return None
+        lines = self.coverage.setdefault(p, set())
+        lines.add(frame.f_lineno)
+
+        def local(frame, why, arg):
+            if why == "line":
+                lines.add(frame.f_lineno)
+            return local
+
+        return local
+
+    # --- the mode ------------------------------------------------------------------------------
+    def name_of(self, func):
+        try:
+            n = self.names.get(func)
+        except TypeError:
+            return resolve_name(func) or ""
+        if n is None:
+            n = resolve_name(func) or getattr(func, "__name__", "")
+            self.names[func] = n
+        return n
+
+    def device_of(self, t):
+        if self.virtual:
+            return self.virtual.device_of(t)
+        return str(t.device)
+
+    def dispatch(self, func, args, kwargs):
+        name = self.name_of(func)
+        moving = name in MOVES and self.forward and args and isinstance(args[0], torch.Tensor)
+        if moving:
+            src = self.device_of(args[0])
+            sync = self.real_cuda
+            if sync:
+                torch.cuda.synchronize()
+            t0 = time.perf_counter()
+        try:
+            if self.virtual:
+                r, handled = self.virtual.call(name, func, args, kwargs)
+                if not handled:
+                    r = func(*args, **kwargs)
+            else:
+                r = func(*args, **kwargs)
+        except (RuntimeError, TypeError) as e:
+            self.on_error(e)
+            raise
+        if moving and isinstance(r, torch.Tensor):
+            dst = self.device_of(r)
+            if sync:
+                torch.cuda.synchronize()
+            if dst != src:
+                self.on_transfer(src, dst, args[0], time.perf_counter() - t0)
+        elif name in FACTORIES and self.forward and "device" not in kwargs and isinstance(r, torch.Tensor):
+            self.on_factory(name, r)
+        return r
+
+    def on_error(self, e):
+        if getattr(e, "_torchlint_seen", False):
+            return
+        try:
+            e._torchlint_seen = True
+        except AttributeError:
+            pass
+        text = str(e)
+        if any(s in text for s in MISMATCH_TEXT):
+            kind = "device-mismatch"
+        elif any(s in text for s in DTYPE_TEXT):
+            kind = "dtype-mismatch"
+        else:
+            return
+        frames = self.user_frames(sys._getframe(1))
+        if self.stale_step is not None and kind == "device-mismatch":
+            # The stale optimizer state explains it; the step records it there.
+            self.stale_step["error"] = text.splitlines()[0]
+            return
+        self.event(kind, frames, "%s: %s" % (type(e).__name__, text.splitlines()[0]))
+
+    def on_transfer(self, src, dst, t, seconds):
+        frames = self.user_frames(sys._getframe(1))
+        if not frames:
+            return
+        key = (frames[0][0], frames[0][1])
+        e = self.transfers.get(key)
+        if e is None:
+            e = self.event("transfer-in-forward", frames, "", count=0, bytes=0, seconds=0.0,
+                           route="%s -> %s" % (src, dst))
+            self.transfers[key] = e
+        e["count"] += 1
+        e["bytes"] += t.numel() * t.element_size()
+        e["seconds"] += seconds
+
+    def on_factory(self, name, r):
+        module_device = self.forward[-1]
+        made = self.device_of(r)
+        if module_device is None or module_device == made:
+            return
+        frames = self.user_frames(sys._getframe(1))
+        if not frames:
+            return
+        key = (frames[0][0], frames[0][1])
+        e = self.factories.get(key)
+        if e is None:
+            e = self.event("factory-in-forward", frames,
+                           "`%s` without device= made a tensor on %s inside forward of a module on %s"
+                           % (name, made, module_device), count=0)
+            self.factories[key] = e
+        e["count"] += 1
+
+    # --- wrappers ------------------------------------------------------------------------------
+    def install(self):
+        rec = self
+        nn = torch.nn
+        real_call = nn.Module.__call__
+
+        def module_call(module, *args, **kwargs):
+            device = None
+            for p in module.parameters(recurse=True):
+                device = rec.device_of(p)
+                break
+            rec.forward.append(device)
+            try:
+                return real_call(module, *args, **kwargs)
+            finally:
+                rec.forward.pop()
+
+        nn.Module.__call__ = module_call
+
+        for meth in ("to", "cuda", "cpu"):
+            real = getattr(nn.Module, meth)
+
+            def moved(module, *a, _real=real, **kw):
+                frames = rec.user_frames(sys._getframe(1))
+                if frames:
+                    rec.module_moves.append(frames[0])
+                return _real(module, *a, **kw)
+
+            setattr(nn.Module, meth, moved)
+
+        opt = torch.optim.Optimizer
+        real_init = opt.__init__
+        real_load = opt.load_state_dict
+
+        def init(self, *a, **kw):
+            real_init(self, *a, **kw)
+            real_step = self.step
+
+            def step(optimizer, *sa, **skw):
+                return rec.on_step(optimizer, real_step, sa, skw)
+
+            # A bound method, as LR schedulers expect (they re-wrap `step.__func__`).
+            self.step = types.MethodType(step, self)
+
+        def load_state_dict(self, *a, **kw):
+            frames = rec.user_frames(sys._getframe(1))
+            info = rec.optimizers.setdefault(id(self), {"loads": [], "event": None})
+            if frames:
+                info["loads"].append(frames[0])
+            return real_load(self, *a, **kw)
+
+        opt.__init__ = init
+        opt.load_state_dict = load_state_dict
+
+        real_torch_load = torch.load
+
+        def load(f, map_location=None, *a, **kw):
+            return rec.on_load(real_torch_load, f, map_location, a, kw)
+
+        torch.load = load
+
+    def on_step(self, optimizer, real_step, args, kwargs):
+        info = self.optimizers.setdefault(id(optimizer), {"loads": [], "event": None})
+        stale = []
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                for key, v in optimizer.state.get(p, {}).items():
+                    if isinstance(v, torch.Tensor) and v.dim() > 0:
+                        pd, sd = self.device_of(p), self.device_of(v)
+                        if pd != sd:
+                            stale.append((key, pd, sd))
+        frames = self.user_frames(sys._getframe(1))
+        if stale and info["event"] is None:
+            related = frames + [(f, l, n) for f, l, n in info["loads"]] + list(self.module_moves)
+            key, pd, sd = stale[0]
+            info["event"] = self.event(
+                "optimizer-state-device", related,
+                "at optimizer step %d, %d state tensor(s) (e.g. `%s`) were on %s while their parameters were on %s"
+                % (self.steps + 1, len(stale), key, sd, pd))
+        if stale:
+            self.stale_step = info["event"]
+        try:
+            r = real_step(*args, **kwargs)
+        finally:
+            self.stale_step = None
+            self.steps += 1
+        if self.max_steps and self.steps >= self.max_steps:
+            raise StopRun("max-steps")
+        return r
+
+    def on_load(self, real_load, f, map_location, args, kwargs):
+        frames = self.user_frames(sys._getframe(1))
+        landed = {}
+        locations = {}
+        restore = None
+        default_restore = getattr(torch.serialization, "default_restore_location", None)
+        if map_location is None and (self.virtual or default_restore is not None):
+            def restore(storage, location):
+                locations[location] = locations.get(location, 0) + 1
+                if self.virtual:
+                    return self.virtual.restore_location(storage, location, landed)
+                return default_restore(storage, location)
+        try:
+            obj = real_load(f, restore if restore else map_location, *args, **kwargs)
+        except Exception as e:
+            try:
+                e._torchlint_seen = True
+            except AttributeError:
+                pass
+            if map_location is None and any(l != "cpu" for l in locations):
+                self.event("load-device", frames, "torch.load without map_location failed: %s: %s"
+                           % (type(e).__name__, str(e).splitlines()[0]), map_location=False,
+                           locations=locations, failed=True)
+            raise
+        if map_location is None:
+            tensors = vcuda_mod.collect(obj, [])
+            devices = {}
+            for t in tensors:
+                if self.virtual:
+                    d = landed.get(t.storage().data_ptr())
+                    if d:
+                        self.virtual.tag(t, d)
+                d = self.device_of(t)
+                devices[d] = devices.get(d, 0) + 1
+            away = {d: n for d, n in devices.items() if d != "cpu"}
+            if away:
+                where = ", ".join("%d on %s" % (n, d) for d, n in sorted(away.items()))
+                self.event("load-device", frames,
+                           "torch.load without map_location put tensors back on the device they were saved from "
+                           "(%s); on a machine without that device it raises \"Attempting to deserialize object "
+                           "on a CUDA device\"" % where, map_location=False, locations=locations, failed=False)
+        return obj
+
+
+class Mode(TorchFunctionMode):
+    def __init__(self, recorder):
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return self.recorder.dispatch(func, args, kwargs or {})
