@@ -71,13 +71,21 @@ struct Analysed {
   }
   Value at(std::string_view Text) const {
     TSNode Found{};
-    std::function<void(TSNode)> Visit = [&](TSNode N) {
+    // Pre-order, iteratively: the deep-nesting test would overflow a recursive walk under ASan.
+    TSTreeCursor C = ts_tree_cursor_new(ts_tree_root_node(Tree.get()));
+    for (bool More = true; More;) {
+      TSNode N = ts_tree_cursor_current_node(&C);
       if (ts_node_is_named(N) && Model.text()(N) == Text && Flow->valueOf(N))
         Found = N;
-      for (uint32_t I = 0; I < ts_node_child_count(N); ++I)
-        Visit(ts_node_child(N, I));
-    };
-    Visit(ts_tree_root_node(Tree.get()));
+      if (ts_tree_cursor_goto_first_child(&C))
+        continue;
+      while (!ts_tree_cursor_goto_next_sibling(&C))
+        if (!ts_tree_cursor_goto_parent(&C)) {
+          More = false;
+          break;
+        }
+    }
+    ts_tree_cursor_delete(&C);
     const Value *V = ts_node_is_null(Found) ? nullptr : Flow->valueOf(Found);
     return V ? *V : Value();
   }
