@@ -3,6 +3,8 @@
 // the lint stays linear however many calls ask.
 #include "common/Checkpoint.h"
 
+#include "common/Ancestors.h"
+
 #include "source/Strings.h"
 
 #include <cctype>
@@ -20,41 +22,6 @@ namespace {
 constexpr size_t ScanBudget = 1000000;
 
 TSNode rootOf(TSNode N) { return ts_tree_root_node(N.tree); }
-
-/// The ancestors of \p N, outermost first, found by one descent from the root (tree-sitter's
-/// parent look-up walks down from the root on every call, so walking up is quadratic in the
-/// depth). Nullopt beyond \p Limit levels: the callers then stay silent.
-std::optional<std::vector<TSNode>> ancestors(TSNode N, size_t Limit = 512) {
-  uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
-  TSTreeCursor C = ts_tree_cursor_new(rootOf(N));
-  std::vector<TSNode> Path;
-  bool Found = false;
-  while (Path.size() <= Limit) {
-    TSNode Cur = ts_tree_cursor_current_node(&C);
-    if (ts_node_eq(Cur, N)) {
-      Found = true;
-      break;
-    }
-    Path.push_back(Cur);
-    if (ts_tree_cursor_goto_first_child_for_byte(&C, B) < 0)
-      break;
-    // The first child reaching past B may still start after it (or end before E).
-    bool Inside = false;
-    do {
-      TSNode Child = ts_tree_cursor_current_node(&C);
-      if (ts_node_start_byte(Child) <= B && ts_node_end_byte(Child) >= E) {
-        Inside = true;
-        break;
-      }
-    } while (ts_tree_cursor_goto_next_sibling(&C));
-    if (!Inside)
-      break;
-  }
-  ts_tree_cursor_delete(&C);
-  if (!Found)
-    return std::nullopt;
-  return Path;
-}
 
 /// Every identifier in \p N (for `global a, b`, `import x as y`, `del a`, case patterns).
 void allNames(TSNode N, const NodeText &T, std::vector<std::string_view> &Out) {
@@ -590,7 +557,7 @@ bool inVersionFallback(TSNode N, const NodeText &Text) {
     return containsNoCase(C, "version") || containsNoCase(C, "hasattr") || containsNoCase(C, "_greater") ||
            containsNoCase(C, "_less") || containsNoCase(C, "is_torch_");
   };
-  auto Path = ancestors(N);
+  auto Path = ancestors(N, 512);
   if (!Path)
     return true; // too deep to tell
   for (TSNode P : *Path) {
@@ -607,7 +574,7 @@ bool inVersionFallback(TSNode N, const NodeText &Text) {
 }
 
 bool inCpuBranch(TSNode N, const NodeText &Text) {
-  auto Path = ancestors(N);
+  auto Path = ancestors(N, 512);
   if (!Path)
     return true; // too deep to tell
   for (size_t I = 0; I < Path->size(); ++I) {

@@ -4,6 +4,8 @@
 // a call already looks like one.
 #include "common/Distributed.h"
 
+#include "common/Ancestors.h"
+
 #include "source/Strings.h"
 
 #include <string>
@@ -36,37 +38,10 @@ struct FileFacts {
 
 TSNode rootOf(TSNode N) { return ts_tree_root_node(N.tree); }
 
-/// The ancestors of \p N, innermost first, by one descent from the root (tree-sitter's
-/// parent look-up walks down from the root on every call). Empty beyond \p Limit levels.
-std::vector<TSNode> ancestors(TSNode N, size_t Limit = 256) {
-  uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
-  TSTreeCursor C = ts_tree_cursor_new(rootOf(N));
-  std::vector<TSNode> Path;
-  bool Found = false;
-  while (Path.size() <= Limit) {
-    TSNode Cur = ts_tree_cursor_current_node(&C);
-    if (ts_node_eq(Cur, N)) {
-      Found = true;
-      break;
-    }
-    Path.push_back(Cur);
-    if (ts_tree_cursor_goto_first_child_for_byte(&C, B) < 0)
-      break;
-    bool Inside = false;
-    do {
-      TSNode Child = ts_tree_cursor_current_node(&C);
-      if (ts_node_start_byte(Child) <= B && ts_node_end_byte(Child) >= E) {
-        Inside = true;
-        break;
-      }
-    } while (ts_tree_cursor_goto_next_sibling(&C));
-    if (!Inside)
-      break;
-  }
-  ts_tree_cursor_delete(&C);
-  if (!Found)
-    return {};
-  return std::vector<TSNode>(Path.rbegin(), Path.rend());
+/// The ancestors of \p N, innermost first; empty beyond 256 levels.
+std::vector<TSNode> ancestorsInnermostFirst(TSNode N) {
+  auto Path = ancestors(N, 256);
+  return Path ? std::vector<TSNode>(Path->rbegin(), Path->rend()) : std::vector<TSNode>();
 }
 
 TSNode innermostFunction(const std::vector<TSNode> &Up, TSNode Root) {
@@ -120,7 +95,7 @@ FileFacts scanFile(TSNode Root, const SemanticModel &M) {
   if (!F.Init)
     return F;
   auto addSetDevice = [&](TSNode Call) {
-    std::vector<TSNode> Up = ancestors(Call);
+    std::vector<TSNode> Up = ancestorsInnermostFirst(Call);
     if (Up.empty())
       return;
     F.SetDevices.push_back({spanOf(Call), spanOf(innermostFunction(Up, Root))});
@@ -297,7 +272,7 @@ std::optional<DdpPlacement> ddpDefaultGpuPlacement(const NodeRef &N, const CallF
   const FileFacts &F = factsFor(N.Node, M);
   if (!F.Init || F.VisibleDevices)
     return std::nullopt;
-  std::vector<TSNode> Up = ancestors(N.Node);
+  std::vector<TSNode> Up = ancestorsInnermostFirst(N.Node);
   if (Up.empty() || underRankCondition(Up, M.text()))
     return std::nullopt;
   TSNode Root = rootOf(N.Node);
