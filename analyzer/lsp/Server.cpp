@@ -12,6 +12,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <utility>
 #include <unistd.h>
 
 namespace torchlint::lsp {
@@ -55,6 +56,9 @@ struct Server::Document {
   std::unique_ptr<SourceFile> File;
   TreePtr Tree;
   std::vector<torchlint::Diagnostic> Diags;
+  bool Linted = false;      // Diags are the findings of the current text and settings
+  bool NeedsCheck = false;  // Diags came from a unit re-lint: check the whole file when idle
+  std::optional<WordIndex> Words; // of the current text, when a unit re-lint computed it
 };
 
 Server::Server(const Registry &R, ServerOptions O)
@@ -65,8 +69,13 @@ Server::~Server() = default;
 void Server::run(Transport &T) {
   Out = &T;
   while (!Exited) {
-    if (Pending.empty())
+    if (Pending.empty()) {
+      // Idle: check what the last edits re-linted in part, one document at a time, for as
+      // long as the client sends nothing.
+      while (Opts.CheckWhenIdle && !T.ready() && checkOneWhenIdle()) {
+      }
       Pending.push_back(T.read());
+    }
     // Read what the client already sent, so a request cancelled behind it is never worked on.
     while (Pending.back().K != Incoming::End && Pending.size() < MaxReadAhead && T.ready())
       Pending.push_back(T.read());
@@ -307,6 +316,20 @@ void Server::didChange(const DidChangeTextDocumentParams &P) {
     log(2, "torchlint: didChange for a document that is not open: " + P.textDocument.uri);
     return;
   }
+  // One ranged change on a linted document may be re-linted by its definition alone: note
+  // the statements before the edit while the old tree still describes them.
+  bool TryUnit = Opts.UnitRelint && D->Linted && D->Tree && P.contentChanges.size() == 1 &&
+                 P.contentChanges[0].range.has_value();
+  std::vector<TopUnit> OldUnits;
+  std::unique_ptr<SourceFile> OldFile;
+  std::optional<WordIndex> OldWords = std::exchange(D->Words, std::nullopt); // only for the old text
+  bool OldHadError = false;
+  EditSpan Span;
+  if (TryUnit) {
+    TSNode Root = ts_tree_root_node(D->Tree.get());
+    OldHadError = ts_node_has_error(Root);
+    OldUnits = topUnits(Root, D->File->text());
+  }
   bool Reparse = false;
   for (const auto &C : P.contentChanges) {
     const SourceFile &F = *D->File;
@@ -341,14 +364,88 @@ void Server::didChange(const DidChangeTextDocumentParams &P) {
                               static_cast<uint32_t>(C.text.size() - LastNL - 1)};
       ts_tree_edit(D->Tree.get(), &Edit);
     }
+    if (TryUnit) {
+      Span = {B, E, B + static_cast<uint32_t>(C.text.size())};
+      OldFile = std::move(D->File);
+    }
     D->File = std::make_unique<SourceFile>(D->Path, std::move(Text));
     Reparse = true;
   }
   D->Version = P.textDocument.version;
-  if (Reparse)
+  if (Reparse) {
     D->Tree = parsePython(D->File->text(), D->Tree.get());
-  lint(*D);
+    // tree-sitter recovers from a syntax error differently when it reuses the old tree; parse
+    // afresh so the editor shows the error where `torchlint check` does.
+    if (D->Tree && ts_node_has_error(ts_tree_root_node(D->Tree.get())))
+      D->Tree = parsePython(D->File->text());
+  }
+  std::optional<LintSettings> S = settingsFor(*D);
+  if (!S)
+    clearFindings(*D);
+  else if (!(TryUnit && OldFile && lintUnit(*D, *S, OldUnits, OldFile->text(), OldHadError,
+                                                    OldWords ? &*OldWords : nullptr, Span)))
+    lintWith(*D, *S);
   publish(*D);
+}
+
+bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopUnit> &OldUnits, std::string_view OldText,
+                      bool OldHadError, const WordIndex *OldWords, const EditSpan &E) {
+  if (!D.Tree)
+    return false;
+  PlanResult R = planUnitRelint(OldUnits, OldText, OldHadError, ts_tree_root_node(D.Tree.get()), D.File->text(), E,
+                                D.Diags, OldWords);
+  if (!R.Plan) {
+    ++Stats.Refusals[std::string(R.Refusal)];
+    return false;
+  }
+  TreePtr T = parseUnitPlan(*R.Plan);
+  if (!T)
+    return false;
+  SourceFile Masked(D.Path, std::move(R.Plan->Masked));
+  D.Diags = mergeUnitDiagnostics(D.Diags, Lint.lint(Masked, T.get(), S), *R.Plan, E);
+  D.Words = std::move(R.Plan->Words);
+  D.Linted = true;
+  D.NeedsCheck = true;
+  ++Stats.UnitOnly;
+  return true;
+}
+
+/// Whether two findings would show the same in the editor (positions, text, notes, fix).
+static bool sameFinding(const torchlint::Diagnostic &A, const torchlint::Diagnostic &B) {
+  auto SameRange = [](const TextRange &X, const TextRange &Y) { return X.Begin == Y.Begin && X.End == Y.End; };
+  if (A.Code != B.Code || A.Sev != B.Sev || !SameRange(A.Range, B.Range) || A.Message != B.Message ||
+      A.Notes.size() != B.Notes.size() || A.Fix.has_value() != B.Fix.has_value())
+    return false;
+  for (size_t I = 0; I < A.Notes.size(); ++I)
+    if (!SameRange(A.Notes[I].Range, B.Notes[I].Range) || A.Notes[I].Message != B.Notes[I].Message)
+      return false;
+  if (A.Fix) {
+    if (A.Fix->Message != B.Fix->Message || A.Fix->Applic != B.Fix->Applic || A.Fix->Edits.size() != B.Fix->Edits.size())
+      return false;
+    for (size_t I = 0; I < A.Fix->Edits.size(); ++I)
+      if (!SameRange(A.Fix->Edits[I].Range, B.Fix->Edits[I].Range) ||
+          A.Fix->Edits[I].Replacement != B.Fix->Edits[I].Replacement)
+        return false;
+  }
+  return true;
+}
+
+bool Server::checkOneWhenIdle() {
+  for (auto &[Uri, D] : Docs) {
+    if (!D->NeedsCheck)
+      continue;
+    std::vector<torchlint::Diagnostic> Before = std::move(D->Diags);
+    lint(*D);
+    ++Stats.IdleChecks;
+    if (!std::equal(Before.begin(), Before.end(), D->Diags.begin(), D->Diags.end(), sameFinding)) {
+      ++Stats.IdleChanged;
+      publish(*D);
+      if (PullMode && RefreshSupport)
+        request("workspace/diagnostic/refresh", nullptr);
+    }
+    return true;
+  }
+  return false;
 }
 
 void Server::didClose(const TextDocumentParams &P) {
@@ -372,27 +469,45 @@ void Server::reloadConfig() {
     request("workspace/diagnostic/refresh", nullptr);
 }
 
-void Server::lint(Document &D) {
-  D.Diags.clear();
+std::optional<LintSettings> Server::settingsFor(Document &D) {
   if (std::string Why = checkLintable(D.File->text()); !Why.empty()) {
     log(2, "torchlint: " + D.Path + ": " + Why);
-    return;
+    return std::nullopt;
   }
   if (D.File->firstInvalidUtf8())
-    return; // JSON text is UTF-8; only an escaped lone surrogate gets here
-  LintSettings S;
+    return std::nullopt; // JSON text is UTF-8; only an escaped lone surrogate gets here
   auto Cfg = Resolver->forPath(D.Path);
   if (!Cfg) {
     // As the CLI stops on a bad config, so do we: no findings rather than wrong ones.
     std::string Msg = llvm::toString(Cfg.takeError());
     if (ReportedConfigErrors.insert(Msg).second)
       notify("window/showMessage", Object{{"type", 1}, {"message", "torchlint: " + Msg}});
-    return;
+    return std::nullopt;
   }
-  S = Resolver->settingsFor(**Cfg, D.Path);
   if (!(*Cfg)->File.empty() && Resolver->isExcluded(**Cfg, D.Path))
+    return std::nullopt;
+  return Resolver->settingsFor(**Cfg, D.Path);
+}
+
+void Server::clearFindings(Document &D) {
+  D.Diags.clear();
+  D.Linted = D.NeedsCheck = false;
+}
+
+void Server::lint(Document &D) {
+  if (std::optional<LintSettings> S = settingsFor(D))
+    lintWith(D, *S);
+  else
+    clearFindings(D);
+}
+
+void Server::lintWith(Document &D, const LintSettings &S) {
+  clearFindings(D);
+  if (!D.Tree)
     return;
   D.Diags = Lint.lint(*D.File, D.Tree.get(), S);
+  D.Linted = true;
+  ++Stats.WholeFile;
 }
 
 Range Server::toRange(const Document &D, TextRange R) const {

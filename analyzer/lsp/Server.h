@@ -5,6 +5,7 @@
 
 #include "config/Config.h"
 #include "lint/Linter.h"
+#include "lsp/Incremental.h"
 #include "lsp/Protocol.h"
 #include "lsp/Transport.h"
 
@@ -20,6 +21,21 @@ struct ServerOptions {
   /// Prefix of each rule's documentation link (`codeDescription.href`): the code and `.md`
   /// are appended. Empty: no link. initializationOptions.ruleDocsUrl overrides it.
   std::string RuleDocsUrl;
+  /// After an edit inside one top-level definition, re-lint that definition alone
+  /// (lsp/Incremental.h) instead of the whole file.
+  bool UnitRelint = true;
+  /// When the client has nothing waiting, lint every document so re-linted afresh, and
+  /// publish again if the whole file says otherwise. Tests turn it off to see the fast path.
+  bool CheckWhenIdle = true;
+};
+
+/// How edits were linted, for tests and the benchmark.
+struct EditStats {
+  size_t WholeFile = 0;   // edits linted as a whole file
+  size_t UnitOnly = 0;    // edits linted as one re-linted definition
+  size_t IdleChecks = 0;  // whole-file checks run while idle after a unit re-lint
+  size_t IdleChanged = 0; // of those, how many found something else (and published it)
+  std::map<std::string, size_t, std::less<>> Refusals; // why edits were linted as the whole file
 };
 
 class Server {
@@ -36,6 +52,7 @@ public:
 
   /// How many documents are open (for tests).
   size_t openDocuments() const { return Docs.size(); }
+  const EditStats &editStats() const { return Stats; }
 
 private:
   struct Document;
@@ -62,6 +79,16 @@ private:
 
   /// Lints \p D again from its current tree.
   void lint(Document &D);
+  void lintWith(Document &D, const LintSettings &S);
+  void clearFindings(Document &D);
+  /// The settings for \p D, or nullopt when it is not to be linted (excluded, bad config).
+  std::optional<LintSettings> settingsFor(Document &D);
+  /// Re-lints only the definition edit \p E fell in, when lsp/Incremental.h can vouch for
+  /// it; false when the whole file must be linted.
+  bool lintUnit(Document &D, const LintSettings &S, const std::vector<TopUnit> &OldUnits, std::string_view OldText,
+                bool OldHadError, const WordIndex *OldWords, const EditSpan &E);
+  /// Runs one pending idle check; false when there was none.
+  bool checkOneWhenIdle();
   void publish(const Document &D);
   std::vector<Diagnostic> toLsp(const Document &D) const;
   Diagnostic toLsp(const Document &D, const torchlint::Diagnostic &Diag) const;
@@ -78,6 +105,7 @@ private:
   std::set<std::string> ReportedConfigErrors;
   std::map<std::string, std::unique_ptr<Document>> Docs;
   ColumnUnit Unit = ColumnUnit::Utf16Units;
+  EditStats Stats;
   bool Initialized = false, ShutdownRequested = false, Exited = false;
   bool PullMode = false, RefreshSupport = false;
   int NextRequestId = 0;

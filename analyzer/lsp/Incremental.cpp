@@ -1,0 +1,392 @@
+// Re-linting one top-level definition after an edit (see Incremental.h for the argument).
+#include "lsp/Incremental.h"
+
+#include "lint/Linter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+namespace torchlint::lsp {
+
+namespace {
+
+bool identStart(unsigned char C) { return C == '_' || unsigned((C | 0x20) - 'a') < 26u || C >= 0x80; }
+bool identChar(unsigned char C) { return identStart(C) || unsigned(C - '0') < 10u; }
+
+/// Calls \p Fn on every identifier-like word of Python source \p T, skipping comments and
+/// string literals (f-strings are read as code: their fields name variables). Words in
+/// literal text of f-strings are over-counted, which only makes the caller keep more.
+template <class F> void forEachIdentifier(std::string_view T, F &&Fn) {
+  size_t I = 0, N = T.size();
+  size_t LastEnd = std::string_view::npos; // end of the previous word
+  std::string_view Last;
+  while (I < N) {
+    unsigned char C = static_cast<unsigned char>(T[I]);
+    if (C == '#') {
+      size_t E = T.find('\n', I);
+      I = E == std::string_view::npos ? N : E;
+      continue;
+    }
+    if (C == '"' || C == '\'') {
+      bool Prefixed = LastEnd == I && Last.size() <= 3 &&
+                      Last.find_first_not_of("rRbBuUfF") == std::string_view::npos;
+      if (Prefixed && Last.find_first_of("fF") != std::string_view::npos) {
+        ++I; // an f-string: read on as code
+        continue;
+      }
+      bool Triple = I + 2 < N && T[I + 1] == T[I] && T[I + 2] == T[I];
+      size_t J = I + (Triple ? 3 : 1);
+      while (J < N) {
+        if (T[J] == '\\') {
+          J += 2;
+          continue;
+        }
+        if (T[J] == static_cast<char>(C) && (!Triple || (J + 2 < N && T[J + 1] == T[J] && T[J + 2] == T[J]))) {
+          J += Triple ? 3 : 1;
+          break;
+        }
+        if (!Triple && T[J] == '\n')
+          break; // unterminated: the parser has its own opinion, stop here
+        ++J;
+      }
+      I = std::min(J, N);
+      continue;
+    }
+    if (identStart(C)) {
+      size_t J = I + 1;
+      while (J < N && identChar(static_cast<unsigned char>(T[J])))
+        ++J;
+      Last = T.substr(I, J - I);
+      LastEnd = J;
+      Fn(Last);
+      I = J;
+      continue;
+    }
+    if (unsigned(C - '0') < 10u) { // a number: `1e5` and `0x1f` are not words
+      while (I < N && (identChar(static_cast<unsigned char>(T[I])) || T[I] == '.'))
+        ++I;
+      continue;
+    }
+    ++I;
+  }
+}
+
+/// Offset of \p W in \p T at or after \p From, or npos (glibc's memmem is much faster than a
+/// first-character scan for words whose first letter is common).
+size_t findWord(std::string_view T, std::string_view W, size_t From = 0) {
+  if (From >= T.size())
+    return std::string_view::npos;
+  const void *P = memmem(T.data() + From, T.size() - From, W.data(), W.size());
+  return P ? static_cast<size_t>(static_cast<const char *>(P) - T.data()) : std::string_view::npos;
+}
+
+/// Whether \p Name occurs as a whole word in \p T outside [SkipBegin, SkipEnd). Comments and
+/// strings count: a mention anywhere keeps the edit on the whole-file path.
+bool mentionedOutside(std::string_view T, std::string_view Name, uint32_t SkipBegin, uint32_t SkipEnd) {
+  if (Name.empty())
+    return true;
+  for (size_t I = findWord(T, Name); I != std::string_view::npos; I = findWord(T, Name, I + 1)) {
+    if (I >= SkipBegin && I < SkipEnd) {
+      I = SkipEnd - 1;
+      continue;
+    }
+    bool Before = I == 0 || !identChar(static_cast<unsigned char>(T[I - 1]));
+    size_t E = I + Name.size();
+    bool After = E == T.size() || !identChar(static_cast<unsigned char>(T[E]));
+    if (Before && After)
+      return true;
+  }
+  return false;
+}
+
+template <class Words> bool containsAny(std::string_view T, const Words &Ws) {
+  for (std::string_view W : Ws)
+    if (findWord(T, W) != std::string_view::npos)
+      return true;
+  return false;
+}
+
+// Words whose code has effects beyond its own definition: the engine reads them file-wide
+// (imports and qualified names, DDP set-up, the default device, DataLoader callbacks that
+// give other functions a role, the rewrite of `torch.cuda.amp` users) or Python rebinds
+// module names through them. A unit holding one is never re-linted alone, and every unit
+// holding one stays in the masked text so the unit sees the same file-wide facts.
+const std::string_view FileWideWords[] = {
+    "import", "global", "nonlocal", "set_device", "init_process_group", "cuda.device", "CUDA_VISIBLE_DEVICES",
+    "set_default_device", "set_default_tensor_type", "collate_fn", "worker_init_fn", "__all__", "globals",
+    "sys.modules", "setattr"};
+
+/// Whether any range of \p D (its own, its notes', its fix's) overlaps [B, E).
+bool touches(const Diagnostic &D, uint32_t B, uint32_t E) {
+  auto Hit = [&](const TextRange &R) { return R.Begin < E && R.End > B; };
+  if (Hit(D.Range))
+    return true;
+  for (const Note &N : D.Notes)
+    if (Hit(N.Range))
+      return true;
+  if (D.Fix)
+    for (const Edit &Ed : D.Fix->Edits)
+      if (Hit(Ed.Range) || (Ed.Range.Begin == Ed.Range.End && Ed.Range.Begin >= B && Ed.Range.Begin < E))
+        return true;
+  return false;
+}
+
+bool mentionsLine(const Diagnostic &D) {
+  if (D.Message.find("line ") != std::string::npos)
+    return true;
+  for (const Note &N : D.Notes)
+    if (N.Message.find("line ") != std::string::npos)
+      return true;
+  return D.Fix && D.Fix->Message.find("line ") != std::string::npos;
+}
+
+void shift(TextRange &R, uint32_t From, int64_t Delta) {
+  if (R.Begin >= From)
+    R.Begin = static_cast<uint32_t>(int64_t(R.Begin) + Delta);
+  if (R.End >= From)
+    R.End = static_cast<uint32_t>(int64_t(R.End) + Delta);
+}
+
+} // namespace
+
+std::vector<TopUnit> topUnits(TSNode Root, std::string_view Text) {
+  std::vector<TopUnit> Out;
+  TSTreeCursor C = ts_tree_cursor_new(Root);
+  if (ts_tree_cursor_goto_first_child(&C)) {
+    do {
+      TSNode N = ts_tree_cursor_current_node(&C);
+      TopUnit U;
+      U.Begin = ts_node_start_byte(N);
+      U.End = ts_node_end_byte(N);
+      std::string_view K = kind(N);
+      TSNode Def = N;
+      if (K == "decorated_definition")
+        Def = field(N, "definition");
+      if (!ts_node_is_null(Def) && (is(Def, "function_definition") || is(Def, "class_definition"))) {
+        U.IsDef = true;
+        TSNode Name = field(Def, "name");
+        if (!ts_node_is_null(Name))
+          U.Name = Text.substr(ts_node_start_byte(Name), ts_node_end_byte(Name) - ts_node_start_byte(Name));
+      } else if (K == "expression_statement" && ts_node_named_child_count(N) > 0) {
+        std::string_view E = kind(ts_node_named_child(N, 0));
+        U.IsAssignment = E == "assignment" || E == "augmented_assignment";
+      } else if (K == "if_statement") {
+        TSNode Cond = field(N, "condition");
+        U.IsMainGuard = !ts_node_is_null(Cond) &&
+                        Text.substr(ts_node_start_byte(Cond), ts_node_end_byte(Cond) - ts_node_start_byte(Cond))
+                                .find("__name__") != std::string_view::npos;
+      }
+      Out.push_back(U);
+    } while (ts_tree_cursor_goto_next_sibling(&C));
+  }
+  ts_tree_cursor_delete(&C);
+  return Out;
+}
+
+// Words that switch every unit to the whole-file path: `disable-file` suppresses in every
+// unit; TL701's fix rewrites every use of a name imported from `torch.cuda.amp` at once.
+const std::string_view FileDirectiveWords[] = {"disable-file", "cuda.amp", "torch.cuda import"};
+
+WordIndex indexWords(std::string_view Text) {
+  WordIndex W;
+  for (std::string_view Word : FileWideWords)
+    for (size_t At = findWord(Text, Word); At != std::string_view::npos; At = findWord(Text, Word, At + 1))
+      W.FileWide.push_back(static_cast<uint32_t>(At));
+  std::sort(W.FileWide.begin(), W.FileWide.end());
+  W.FileDirective = containsAny(Text, FileDirectiveWords);
+  return W;
+}
+
+PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view OldText, bool OldHadError,
+                          TSNode NewRoot, std::string_view NewText, const EditSpan &E,
+                          const std::vector<Diagnostic> &OldDiags, const WordIndex *OldWords) {
+  auto Refuse = [](std::string_view Why) { return PlanResult{std::nullopt, Why}; };
+  if (OldHadError || ts_node_has_error(NewRoot))
+    return Refuse("a syntax error");
+  // The unit the edit falls in, and the same statements before and after it.
+  auto It = std::find_if(OldUnits.begin(), OldUnits.end(),
+                         [&](const TopUnit &U) { return U.Begin <= E.Begin && E.OldEnd <= U.End; });
+  if (It == OldUnits.end() || !It->IsDef)
+    return Refuse("the edit is not inside one top-level definition");
+  size_t Index = static_cast<size_t>(It - OldUnits.begin());
+  const TopUnit &Old = *It;
+  std::vector<TopUnit> NewUnits = topUnits(NewRoot, NewText);
+  if (NewUnits.size() != OldUnits.size())
+    return Refuse("top-level statements were added or removed");
+  int64_t Delta = E.delta();
+  for (size_t I = 0; I < NewUnits.size(); ++I) {
+    int64_t Shift = I < Index ? 0 : Delta;
+    int64_t B = I <= Index ? 0 : Delta;
+    if (int64_t(NewUnits[I].Begin) != int64_t(OldUnits[I].Begin) + B ||
+        int64_t(NewUnits[I].End) != int64_t(OldUnits[I].End) + Shift || NewUnits[I].IsDef != OldUnits[I].IsDef)
+      return Refuse("top-level statements moved");
+  }
+  const TopUnit &New = NewUnits[Index];
+  if (New.Name != Old.Name)
+    return Refuse("the definition was renamed");
+  std::string_view OldBody = OldText.substr(Old.Begin, Old.End - Old.Begin);
+  std::string_view NewBody = NewText.substr(New.Begin, New.End - New.Begin);
+  if (containsAny(OldBody, FileWideWords) || containsAny(NewBody, FileWideWords))
+    return Refuse("the definition has code with file-wide effects");
+  // The new text's index: the old one with everything after the unit shifted (the unit has
+  // none of the words, before or after the edit), or a search of the new text.
+  WordIndex Words;
+  if (OldWords) {
+    Words.FileDirective = OldWords->FileDirective || containsAny(NewBody, FileDirectiveWords);
+    Words.FileWide.reserve(OldWords->FileWide.size());
+    for (uint32_t At : OldWords->FileWide)
+      Words.FileWide.push_back(At < Old.Begin ? At : static_cast<uint32_t>(int64_t(At) + Delta));
+  } else {
+    Words = indexWords(NewText);
+  }
+  if (Words.FileDirective)
+    return Refuse("the file has file-wide suppressions or amp rewrites");
+  if (mentionedOutside(NewText, New.Name, New.Begin, New.End))
+    return Refuse("the definition is used elsewhere in the file");
+
+  // Findings elsewhere must not lean on the unit, and must not quote line numbers that an
+  // added or removed line would change.
+  bool LinesMoved = std::count(OldBody.begin(), OldBody.end(), '\n') != std::count(NewBody.begin(), NewBody.end(), '\n');
+  for (const Diagnostic &D : OldDiags) {
+    bool Inside = D.Range.Begin >= Old.Begin && D.Range.Begin < Old.End;
+    if (Inside)
+      continue;
+    if (touches(D, Old.Begin, Old.End))
+      return Refuse("a finding elsewhere refers into the definition");
+    if (LinesMoved && mentionsLine(D))
+      return Refuse("a finding elsewhere quotes a line number");
+  }
+
+  // The units the definition needs: every statement that is not a definition, every
+  // definition holding file-wide code, and the definitions it names (through the definitions
+  // and module-level assignments it reaches).
+  std::unordered_map<std::string_view, std::vector<size_t>> DefsByName;
+  for (size_t I = 0; I < NewUnits.size(); ++I)
+    if (NewUnits[I].IsDef)
+      DefsByName[NewUnits[I].Name].push_back(I);
+  std::vector<char> Kept(NewUnits.size(), 0);
+  std::vector<size_t> Work;
+  auto keep = [&](size_t I, bool Follow) {
+    if (Kept[I])
+      return;
+    Kept[I] = 1;
+    if (Follow)
+      Work.push_back(I);
+  };
+  keep(Index, true);
+  for (size_t I = 0; I < NewUnits.size(); ++I)
+    if (!NewUnits[I].IsDef)
+      keep(I, NewUnits[I].IsAssignment);
+  // Definitions holding file-wide words.
+  for (uint32_t At : Words.FileWide) {
+    auto U = std::upper_bound(NewUnits.begin(), NewUnits.end(), At,
+                              [](uint32_t Off, const TopUnit &X) { return Off < X.Begin; });
+    if (U != NewUnits.begin() && At < (--U)->End)
+      keep(static_cast<size_t>(U - NewUnits.begin()), false);
+  }
+  while (!Work.empty()) {
+    size_t I = Work.back();
+    Work.pop_back();
+    const TopUnit &U = NewUnits[I];
+    forEachIdentifier(NewText.substr(U.Begin, U.End - U.Begin), [&](std::string_view W) {
+      auto D = DefsByName.find(W);
+      if (D != DefsByName.end())
+        for (size_t J : D->second)
+          keep(J, true);
+    });
+  }
+  size_t KeptCount = static_cast<size_t>(std::count(Kept.begin(), Kept.end(), 1));
+
+  UnitPlan P;
+  P.Masked.assign(NewText);
+  for (size_t I = 0; I < NewUnits.size(); ++I)
+    if (!Kept[I]) // blank line by line, keeping the line breaks
+      for (uint32_t B = NewUnits[I].Begin, End = NewUnits[I].End; B < End;) {
+        const void *NL = memchr(P.Masked.data() + B, '\n', End - B);
+        uint32_t Stop = NL ? static_cast<uint32_t>(static_cast<const char *>(NL) - P.Masked.data()) : End;
+        uint32_t Blank = Stop > B && P.Masked[Stop - 1] == '\r' ? Stop - 1 : Stop;
+        std::memset(P.Masked.data() + B, ' ', Blank - B);
+        B = Stop + 1;
+      }
+  // The parser reads the text between the blanked units: each blank starts a statement at
+  // column 0 and ends where it did, so the pieces join into a valid module.
+  TSPoint At{0, 0};
+  uint32_t Pos = 0;
+  auto advance = [&](uint32_t To) {
+    while (Pos < To) {
+      const void *NL = memchr(NewText.data() + Pos, '\n', To - Pos);
+      if (!NL) {
+        At.column += To - Pos;
+        Pos = To;
+        break;
+      }
+      Pos = static_cast<uint32_t>(static_cast<const char *>(NL) - NewText.data()) + 1;
+      At = {At.row + 1, 0};
+    }
+  };
+  uint32_t Start = 0;
+  TSPoint StartAt{0, 0};
+  for (size_t I = 0; I <= NewUnits.size(); ++I) {
+    bool End = I == NewUnits.size();
+    if (!End && Kept[I])
+      continue;
+    uint32_t HoleBegin = End ? static_cast<uint32_t>(NewText.size()) : NewUnits[I].Begin;
+    advance(HoleBegin);
+    if (HoleBegin > Start)
+      P.Ranges.push_back(TSRange{StartAt, At, Start, HoleBegin});
+    if (End)
+      break;
+    advance(NewUnits[I].End);
+    Start = NewUnits[I].End;
+    StartAt = At;
+  }
+  P.Begin = New.Begin;
+  P.End = New.End;
+  P.OldBegin = Old.Begin;
+  P.OldEnd = Old.End;
+  P.KeptUnits = KeptCount;
+  P.Words = std::move(Words);
+  return PlanResult{std::move(P), {}};
+}
+
+TreePtr parseUnitPlan(const UnitPlan &P) {
+  // A parser of its own, new each time, as parsePython does (see there why).
+  struct Holder {
+    TSParser *Parser = ts_parser_new();
+    Holder() { ts_parser_set_language(Parser, pythonLanguage()); }
+    ~Holder() { ts_parser_delete(Parser); }
+  } H;
+  if (P.Ranges.empty() ||
+      !ts_parser_set_included_ranges(H.Parser, P.Ranges.data(), static_cast<uint32_t>(P.Ranges.size())))
+    return nullptr;
+  TSTree *T = ts_parser_parse_string(H.Parser, nullptr, P.Masked.data(), static_cast<uint32_t>(P.Masked.size()));
+  return TreePtr(T);
+}
+
+std::vector<Diagnostic> mergeUnitDiagnostics(const std::vector<Diagnostic> &OldDiags, std::vector<Diagnostic> Fresh,
+                                             const UnitPlan &P, const EditSpan &E) {
+  std::vector<Diagnostic> Out;
+  int64_t Delta = E.delta();
+  for (const Diagnostic &D : OldDiags) {
+    if (D.Range.Begin >= P.OldBegin && D.Range.Begin < P.OldEnd)
+      continue;
+    Diagnostic C = D;
+    // Nothing of a kept finding lies in the unit (the plan checked), so everything from the
+    // unit's old end on moved by the edit's size.
+    shift(C.Range, P.OldEnd, Delta);
+    for (Note &N : C.Notes)
+      shift(N.Range, P.OldEnd, Delta);
+    if (C.Fix)
+      for (Edit &Ed : C.Fix->Edits)
+        shift(Ed.Range, P.OldEnd, Delta);
+    Out.push_back(std::move(C));
+  }
+  for (Diagnostic &D : Fresh)
+    if (D.Range.Begin >= P.Begin && D.Range.Begin < P.End)
+      Out.push_back(std::move(D));
+  sortDiagnostics(Out);
+  return Out;
+}
+
+} // namespace torchlint::lsp

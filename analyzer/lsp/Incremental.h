@@ -1,0 +1,83 @@
+// Re-linting one top-level definition after an edit instead of the whole file.
+//
+// An edit that stays inside one top-level `def` or `class` (the unit) can only change what
+// the engine says about that unit, provided nothing else in the file depends on it: its name
+// is mentioned nowhere else, and neither its old nor its new text holds anything with
+// file-wide effect (imports, `global`, DDP set-up, file suppressions, ...). The unit is then
+// linted in a copy of the file where every other definition it does not (transitively)
+// mention is blanked to spaces (newlines kept, so every byte offset, line and column is the
+// same as in the real file); the findings outside it are the previous ones, shifted past the
+// edit. Anything the plan cannot vouch for falls back to the whole file, and the server
+// checks the result against a whole-file lint when it is idle.
+#pragma once
+
+#include "diag/Diagnostic.h"
+#include "parse/Tree.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torchlint::lsp {
+
+/// A top-level statement of a module (comments included).
+struct TopUnit {
+  uint32_t Begin = 0, End = 0; // byte range of the statement
+  bool IsDef = false;          // a function or class definition, decorated or not
+  bool IsAssignment = false;   // `name = ...` and the like at module level
+  bool IsMainGuard = false;    // `if __name__ == "__main__":`
+  std::string_view Name;       // the definition's name (a view into the file's text)
+};
+
+/// The module's top-level statements in order, read with a cursor (no per-child look-ups).
+std::vector<TopUnit> topUnits(TSNode Root, std::string_view Text);
+
+/// One edit: bytes [Begin, OldEnd) of the old text became [Begin, NewEnd) of the new one.
+struct EditSpan {
+  uint32_t Begin = 0, OldEnd = 0, NewEnd = 0;
+  int64_t delta() const { return int64_t(NewEnd) - int64_t(OldEnd); }
+};
+
+/// Where the words with file-wide effects (see Incremental.cpp) occur in a text. A unit
+/// re-lint carries it over to the new text (only the unit changed, and it has none), so an
+/// edit does not search the whole file again.
+struct WordIndex {
+  std::vector<uint32_t> FileWide; // offsets, sorted
+  bool FileDirective = false;     // `disable-file` or a `torch.cuda.amp` import anywhere
+};
+WordIndex indexWords(std::string_view Text);
+
+/// What to lint instead of the whole file.
+struct UnitPlan {
+  std::string Masked;          // the new text with the definitions the unit does not need blanked
+  uint32_t Begin = 0, End = 0; // the edited unit in the new text
+  uint32_t OldBegin = 0, OldEnd = 0; // the same unit in the old text
+  std::vector<TSRange> Ranges; // the parts of Masked that are not blanked, for the parser
+  WordIndex Words;             // of the new text
+  size_t KeptUnits = 0;        // units left in Masked (for tests and statistics)
+};
+
+/// Parses \p P's masked text reading only its ranges: the blanked definitions cost the
+/// parser nothing (lexing their spaces would cost more than the unit's analysis).
+TreePtr parseUnitPlan(const UnitPlan &P);
+
+/// Why a plan was refused, for tests and the log; empty when a plan was made.
+struct PlanResult {
+  std::optional<UnitPlan> Plan;
+  std::string_view Refusal;
+};
+
+/// Plans the re-lint of the one unit \p E falls in. \p OldUnits and \p OldText are the
+/// document before the edit (\p OldHadError: its tree had a syntax error), \p NewRoot and \p NewText after it (reparsed); \p OldDiags are
+/// the findings of the old text; \p OldWords, when known, the old text's word index.
+PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view OldText, bool OldHadError,
+                          TSNode NewRoot, std::string_view NewText, const EditSpan &E,
+                          const std::vector<Diagnostic> &OldDiags, const WordIndex *OldWords = nullptr);
+
+/// The findings of the new text: \p OldDiags outside the unit (shifted past the edit) and
+/// \p Fresh (from linting \p P's masked text) inside it, sorted as the linter sorts them.
+std::vector<Diagnostic> mergeUnitDiagnostics(const std::vector<Diagnostic> &OldDiags, std::vector<Diagnostic> Fresh,
+                                             const UnitPlan &P, const EditSpan &E);
+
+} // namespace torchlint::lsp

@@ -1,0 +1,295 @@
+// Re-linting one definition after an edit (lsp/Incremental.h) must say exactly what linting
+// the whole file says. Every fixture and example is edited at random (an edit, then its
+// undo, as a person types and takes it back) with the idle-time check off, and each result is
+// compared with a fresh whole-file server; the planner's refusals are checked one by one.
+#include "LspTestUtil.h"
+#include "TestUtil.h"
+#include "lsp/Incremental.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace torchlint::test {
+namespace {
+
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+Value initialize() { return request(1, "initialize", Object{{"capabilities", Object{}}}); }
+
+Value openDoc(const std::string &Uri, const std::string &Text) {
+  return notification("textDocument/didOpen",
+                      Object{{"textDocument", Object{{"uri", Uri}, {"languageId", "python"}, {"version", 1},
+                                                     {"text", Text}}}});
+}
+
+std::string lastDiagnostics(const std::vector<Value> &Msgs) {
+  std::string Out = "<none>";
+  for (const auto &M : Msgs) {
+    const Object *O = M.getAsObject();
+    if (O && O->getString("method") == llvm::StringRef("textDocument/publishDiagnostics")) {
+      Out.clear();
+      llvm::raw_string_ostream(Out) << *O->get("params")->getAsObject()->get("diagnostics");
+    }
+  }
+  return Out;
+}
+
+/// Line and UTF-16 column of byte \p Off (the protocol's default position encoding).
+std::pair<int, int> position(const std::string &Text, size_t Off) {
+  int Line = 0, Col = 0;
+  for (size_t I = 0; I < Off; ++I) {
+    unsigned char C = static_cast<unsigned char>(Text[I]);
+    if (C == '\n') {
+      ++Line;
+      Col = 0;
+    } else if ((C & 0xC0) != 0x80) {
+      Col += C >= 0xF0 ? 2 : 1;
+    }
+  }
+  return {Line, Col};
+}
+
+Value change(const std::string &Uri, int Version, const std::string &Text, size_t B, size_t E, const std::string &Insert) {
+  auto [BL, BC] = position(Text, B);
+  auto [EL, EC] = position(Text, E);
+  Object Change{{"range", Object{{"start", Object{{"line", BL}, {"character", BC}}},
+                                 {"end", Object{{"line", EL}, {"character", EC}}}}},
+                {"text", Insert}};
+  return notification("textDocument/didChange",
+                      Object{{"textDocument", Object{{"uri", Uri}, {"version", Version}}},
+                             {"contentChanges", Array{std::move(Change)}}});
+}
+
+std::string freshDiagnostics(const std::string &Uri, const std::string &Text) {
+  lsp::ServerOptions Opts;
+  Opts.UnitRelint = false;
+  LspHarness Fresh(Opts);
+  Fresh.send({initialize()});
+  return lastDiagnostics(Fresh.send({openDoc(Uri, Text)}));
+}
+
+std::vector<std::filesystem::path> pythonSources() {
+  std::vector<std::filesystem::path> Out;
+  for (const char *Dir : {"fixtures", "examples", "runtime_probe/fixtures"}) {
+    std::filesystem::path Root = std::filesystem::path(TORCHLINT_SOURCE_DIR) / Dir;
+    if (!std::filesystem::exists(Root))
+      continue;
+    for (const auto &E : std::filesystem::recursive_directory_iterator(Root))
+      if (E.is_regular_file() && E.path().extension() == ".py")
+        Out.push_back(E.path());
+  }
+  // More code to try, e.g. a library's sources: TORCHLINT_UNIT_RELINT_CORPUS=/usr/lib/python3/dist-packages/torchvision
+  if (const char *Extra = std::getenv("TORCHLINT_UNIT_RELINT_CORPUS"))
+    for (const auto &E : std::filesystem::recursive_directory_iterator(Extra))
+      if (E.is_regular_file() && E.path().extension() == ".py" && E.file_size() < 200000)
+        Out.push_back(E.path());
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+TEST(UnitRelint, RandomEditsMatchTheWholeFile) {
+  const std::vector<std::string> Snippets = {
+      "x", "(", ")", "\"cpu\"", "\"cuda\"", ".to(device)", ".cuda()", ".cpu()", ".float()", ".double()",
+      "torch.zeros(3)", "torch.randn(2, device=\"cuda\")", "\n", "    ", ":", "device", "self.w", "model",
+      "\n        return x", "torch.load(p)", "model.cuda()\n        ", "x = x.to(\"cuda\")\n        ", "0", ", "};
+  const std::vector<std::string> Words = {"x", "device", "cuda", "cpu", "to", "float", "double", "half", "model",
+                                          "self", "torch", "zeros", "load", "map_location", "True", "None", "forward"};
+  auto Files = pythonSources();
+  ASSERT_GT(Files.size(), 20u);
+  size_t Edits = 0, UnitEdits = 0;
+  std::map<std::string, size_t> Refusals;
+  for (const auto &Path : Files) {
+    std::ifstream In(Path, std::ios::binary);
+    std::stringstream SS;
+    SS << In.rdbuf();
+    const std::string Original = SS.str();
+    if (Original.empty())
+      continue;
+    const std::string Uri = "file:///tmp/torchlint-unit-relint/" + Path.filename().string();
+    SCOPED_TRACE(Path.string());
+    std::mt19937 Rng(static_cast<unsigned>(std::hash<std::string>{}(Path.filename().string()) & 0xffff));
+    lsp::ServerOptions Opts;
+    Opts.CheckWhenIdle = false; // what the unit re-lint alone publishes
+    LspHarness Inc(Opts);
+    Inc.send({initialize()});
+    Inc.send({openDoc(Uri, Original)});
+    int Version = 1;
+    for (int Step = 0; Step < 24; ++Step) {
+      // A code-point boundary, an insertion or a short deletion, then the undo.
+      size_t B = Rng() % (Original.size() + 1);
+      while (B < Original.size() && (static_cast<unsigned char>(Original[B]) & 0xC0) == 0x80)
+        ++B;
+      size_t E = B;
+      std::string Insert;
+      auto Word = [&](size_t I) { return I < Original.size() && (std::isalnum(static_cast<unsigned char>(Original[I])) || Original[I] == '_'); };
+      if (Rng() % 2 == 0) {
+        // Swap a word for another (keeps the syntax, changes what the rules see).
+        while (B < Original.size() && !Word(B))
+          ++B;
+        while (B > 0 && Word(B - 1))
+          --B;
+        E = B;
+        while (Word(E))
+          ++E;
+        Insert = Words[Rng() % Words.size()];
+      } else if (Rng() % 3 == 0) {
+        E = std::min(Original.size(), B + 1 + Rng() % 6);
+        while (E < Original.size() && (static_cast<unsigned char>(Original[E]) & 0xC0) == 0x80)
+          ++E;
+      } else {
+        Insert = Snippets[Rng() % Snippets.size()];
+      }
+      std::string Edited = Original;
+      Edited.replace(B, E - B, Insert);
+      for (int Half = 0; Half < 2; ++Half) {
+        const std::string &Before = Half == 0 ? Original : Edited;
+        const std::string &After = Half == 0 ? Edited : Original;
+        size_t Bb = B, Eb = Half == 0 ? E : B + Insert.size();
+        std::string Text = Half == 0 ? Insert : Original.substr(B, E - B);
+        size_t UnitBefore = Inc.server().editStats().UnitOnly;
+        std::string Got = lastDiagnostics(Inc.send({change(Uri, ++Version, Before, Bb, Eb, Text)}));
+        ++Edits;
+        UnitEdits += Inc.server().editStats().UnitOnly - UnitBefore;
+        std::string Want = freshDiagnostics(Uri, After);
+        ASSERT_EQ(Got, Want)
+            << Path << ": step " << Step << (Half ? " (undo)" : "") << ", bytes " << B << ".." << E << " -> \""
+            << Insert << "\"\n"
+            << After;
+      }
+    }
+    for (auto &[Why, N] : Inc.server().editStats().Refusals)
+      Refusals[Why] += N;
+  }
+  std::string Why;
+  for (auto &[W, N] : Refusals)
+    Why += "  " + std::to_string(N) + " " + W + "\n";
+  std::printf("unit re-lint: %zu of %zu edits over %zu files re-linted by their definition alone; the others:\n%s",
+              UnitEdits, Edits, Files.size(), Why.c_str());
+  // The comparison means something only if the fast path was taken often.
+  EXPECT_GE(UnitEdits * 6, Edits) << UnitEdits << " of " << Edits << " edits were re-linted by their definition; "
+                                  << "the others were refused for:\n"
+                                  << Why;
+}
+
+struct Planned {
+  lsp::PlanResult R;
+  std::string OldText, NewText;
+};
+
+/// Plans the edit replacing the first \p Find in \p Old by \p Replace.
+Planned plan(const std::string &Old, const std::string &Find, const std::string &Replace,
+             const std::vector<Diagnostic> &OldDiags = {}) {
+  Planned P;
+  P.OldText = Old;
+  size_t B = Old.find(Find);
+  EXPECT_NE(B, std::string::npos) << Find;
+  P.NewText = Old;
+  P.NewText.replace(B, Find.size(), Replace);
+  TreePtr OldTree = parsePython(P.OldText), NewTree = parsePython(P.NewText);
+  TSNode OldRoot = ts_tree_root_node(OldTree.get());
+  auto Units = lsp::topUnits(OldRoot, P.OldText);
+  lsp::EditSpan E{static_cast<uint32_t>(B), static_cast<uint32_t>(B + Find.size()),
+                  static_cast<uint32_t>(B + Replace.size())};
+  P.R = lsp::planUnitRelint(Units, P.OldText, ts_node_has_error(OldRoot), ts_tree_root_node(NewTree.get()),
+                            P.NewText, E, OldDiags);
+  return P;
+}
+
+const std::string Script = "import torch\n"
+                           "\n"
+                           "DEVICE = torch.device(\"cuda\")\n"
+                           "\n"
+                           "\n"
+                           "def make_batch():\n"
+                           "    return torch.zeros(4)\n"
+                           "\n"
+                           "\n"
+                           "def unrelated():\n"
+                           "    return 1\n"
+                           "\n"
+                           "\n"
+                           "def train(model):\n"
+                           "    model.to(DEVICE)\n"
+                           "    x = make_batch()\n"
+                           "    return model(x)\n";
+
+TEST(UnitRelint, KeepsWhatTheDefinitionNamesAndBlanksTheRest) {
+  auto P = plan(Script, "return model(x)", "return model(x + 1)");
+  ASSERT_TRUE(P.R.Plan) << P.R.Refusal;
+  const std::string &M = P.R.Plan->Masked;
+  ASSERT_EQ(M.size(), P.NewText.size());
+  EXPECT_NE(M.find("def make_batch"), std::string::npos); // named by train
+  EXPECT_NE(M.find("DEVICE = torch.device"), std::string::npos); // module-level code stays
+  EXPECT_EQ(M.find("unrelated"), std::string::npos); // blanked
+  EXPECT_EQ(std::count(M.begin(), M.end(), '\n'), std::count(P.NewText.begin(), P.NewText.end(), '\n'));
+  EXPECT_EQ(P.R.Plan->KeptUnits, 4u); // import, DEVICE, make_batch, train
+  // The parser reads the kept parts and positions are those of the real file.
+  TreePtr T = lsp::parseUnitPlan(*P.R.Plan);
+  ASSERT_TRUE(T);
+  TSNode Root = ts_tree_root_node(T.get());
+  EXPECT_FALSE(ts_node_has_error(Root));
+  TSNode Last = ts_node_named_child(Root, ts_node_named_child_count(Root) - 1);
+  EXPECT_EQ(ts_node_start_byte(Last), P.NewText.find("def train"));
+  EXPECT_EQ(ts_node_start_point(Last).row, 13u);
+}
+
+TEST(UnitRelint, RefusesWhatReachesBeyondTheDefinition) {
+  // make_batch is called by train: its summary is part of train's findings.
+  EXPECT_EQ(plan(Script, "torch.zeros(4)", "torch.zeros(4).cuda()").R.Refusal,
+            "the definition is used elsewhere in the file");
+  EXPECT_EQ(plan(Script, "return 1", "import os\n    return 1").R.Refusal,
+            "the definition has code with file-wide effects");
+  EXPECT_EQ(plan(Script, "return 1", "torch.cuda.set_device(0)").R.Refusal,
+            "the definition has code with file-wide effects");
+  EXPECT_EQ(plan(Script, "DEVICE = torch.device(\"cuda\")", "DEVICE = torch.device(\"cpu\")").R.Refusal,
+            "the edit is not inside one top-level definition");
+  EXPECT_EQ(plan(Script, "return 1", "return (1").R.Refusal, "a syntax error");
+  EXPECT_EQ(plan(Script, "return 1", "return 1\nx = 2").R.Refusal,
+            "top-level statements were added or removed");
+  EXPECT_EQ(plan(Script, "def unrelated", "def unrelated2").R.Refusal, "the definition was renamed");
+  EXPECT_EQ(plan(Script + "# torchlint: disable-file=TL101\n", "return 1", "return 2").R.Refusal,
+            "the file has file-wide suppressions or amp rewrites");
+  // A finding elsewhere whose note points into the definition.
+  Diagnostic D;
+  D.Code = "TL102";
+  D.Range = {static_cast<uint32_t>(Script.find("model(x)")), static_cast<uint32_t>(Script.find("model(x)") + 8)};
+  D.Notes.push_back({{static_cast<uint32_t>(Script.find("return 1")), static_cast<uint32_t>(Script.find("return 1") + 8)},
+                     "moved at line 11"});
+  EXPECT_EQ(plan(Script, "return 1", "return 2", {D}).R.Refusal, "a finding elsewhere refers into the definition");
+  // Line numbers quoted elsewhere go stale when lines come or go.
+  D.Notes.clear();
+  D.Message = "on cuda (moved at line 15)";
+  EXPECT_TRUE(plan(Script, "return 1", "return 2", {D}).R.Plan);
+  EXPECT_EQ(plan(Script, "return 1", "x = 0\n    return 1", {D}).R.Refusal, "a finding elsewhere quotes a line number");
+}
+
+TEST(UnitRelint, ShiftsTheFindingsAfterTheEdit) {
+  auto P = plan(Script, "return 1", "return 1234");
+  ASSERT_TRUE(P.R.Plan);
+  uint32_t At = static_cast<uint32_t>(Script.find("model.to"));
+  Diagnostic After;
+  After.Code = "TL101";
+  After.Range = {At, At + 8};
+  After.Fix = Fix{"f", Applicability::Safe, {{{At, At + 8}, "y"}}};
+  Diagnostic Inside;
+  Inside.Code = "TL104";
+  Inside.Range = {static_cast<uint32_t>(Script.find("return 1")), static_cast<uint32_t>(Script.find("return 1") + 8)};
+  lsp::EditSpan E{static_cast<uint32_t>(Script.find("return 1")), static_cast<uint32_t>(Script.find("return 1") + 8),
+                  static_cast<uint32_t>(Script.find("return 1") + 11)};
+  auto Out = lsp::mergeUnitDiagnostics({Inside, After}, {}, *P.R.Plan, E);
+  ASSERT_EQ(Out.size(), 1u); // the old finding inside the unit is gone; none came fresh
+  EXPECT_EQ(Out[0].Range.Begin, At + 3);
+  EXPECT_EQ(Out[0].Fix->Edits[0].Range.End, At + 11);
+}
+
+} // namespace
+} // namespace torchlint::test
