@@ -133,39 +133,34 @@ std::string loadAverage() {
   return Buf;
 }
 
-} // namespace
+struct Session {
+  long Initial = -1, Last = -1;
+  double OpenMs = 0;
+  std::vector<double> Ms, CpuMs, IdleCpuMs; // per edit: wall and server CPU to the publish; CPU after it
+  lsp::EditStats Stats;
+};
 
-int main(int Argc, char **Argv) {
-  unsigned Edits = 200, Lines = 5000;
-  bool Check = false;
-  for (int I = 1; I < Argc; ++I) {
-    std::string A = Argv[I];
-    if (A == "--edits" && I + 1 < Argc)
-      Edits = static_cast<unsigned>(std::stoul(Argv[++I]));
-    else if (A == "--lines" && I + 1 < Argc)
-      Lines = static_cast<unsigned>(std::stoul(Argv[++I]));
-    else if (A == "--check")
-      Check = true;
-    else {
-      std::fprintf(stderr, "usage: torchlint_lsp_bench [--edits N] [--lines N] [--check]\n");
-      return 2;
-    }
-  }
-  if (Check)
-    Edits = std::min(Edits, 20u);
-
+/// One editor session over a pipe: open \p Text, then \p Edits keystrokes in the middle of
+/// the file, one every \p PauseMs (a typist's pace: the server's idle-time work runs in the
+/// pauses, as it would in an editor).
+Session runSession(const std::string &Text, unsigned Edits, bool UnitRelint, unsigned PauseMs) {
+  Session Out;
   int ToServer[2], FromServer[2];
   if (::pipe(ToServer) || ::pipe(FromServer)) {
     std::perror("pipe");
-    return 2;
+    return Out;
   }
-  std::thread ServerThread([&] {
+  lsp::ServerOptions Opts;
+  Opts.UnitRelint = UnitRelint;
+  lsp::EditStats *StatsOut = &Out.Stats;
+  std::thread ServerThread([&, StatsOut] {
     lsp::FdSource In(ToServer[0]);
-    llvm::raw_fd_ostream Out(FromServer[1], /*shouldClose=*/false);
-    lsp::Transport T(In, Out);
-    lsp::Server S(rules::registry(), {});
+    llvm::raw_fd_ostream Os(FromServer[1], /*shouldClose=*/false);
+    lsp::Transport T(In, Os);
+    lsp::Server S(rules::registry(), Opts);
     S.run(T);
-    Out.flush();
+    *StatsOut = S.editStats();
+    Os.flush();
     ::close(FromServer[1]);
   });
 
@@ -173,12 +168,11 @@ int main(int Argc, char **Argv) {
   clockid_t ServerCpu;
   if (pthread_getcpuclockid(ServerThread.native_handle(), &ServerCpu)) {
     std::fprintf(stderr, "lsp bench: no thread CPU clock\n");
-    return 2;
+    std::exit(2);
   }
   Reader R(FromServer[0]);
   using llvm::json::Object;
   const std::string Uri = "file:///bench/train.py";
-  std::string Text = makeSource(Lines);
   unsigned LineCount = static_cast<unsigned>(std::count(Text.begin(), Text.end(), '\n'));
   send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
                            {"params", Object{{"capabilities", Object{}}}}});
@@ -190,12 +184,11 @@ int main(int Argc, char **Argv) {
                                                                       {"languageId", "python"},
                                                                       {"version", 1},
                                                                       {"text", Text}}}}}});
-  long Initial = waitDiagnostics(R, 1);
-  double OpenMs = std::chrono::duration<double, std::milli>(Clock::now() - Open0).count();
+  Out.Initial = waitDiagnostics(R, 1);
+  Out.OpenMs = std::chrono::duration<double, std::milli>(Clock::now() - Open0).count();
 
   // Typing in the middle of the file: insert a character into a statement, then delete it.
-  std::vector<double> Ms, CpuMs;
-  long Last = Initial;
+  Out.Last = Out.Initial;
   // A statement near the middle: `        y = torch.relu(y)` becomes `zy = ...` and back.
   unsigned Row = 0;
   for (size_t Off = Text.find("        y = torch.relu(y)\n"); Off != std::string::npos;
@@ -204,7 +197,9 @@ int main(int Argc, char **Argv) {
     if (Row >= LineCount / 2)
       break;
   }
+  double PrevPublishCpu = -1;
   for (unsigned E = 0; E < Edits; ++E) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(PauseMs));
     bool Insert = E % 2 == 0;
     Object Start{{"line", static_cast<int64_t>(Row)}, {"character", 8}};
     Object End{{"line", static_cast<int64_t>(Row)}, {"character", Insert ? 8 : 9}};
@@ -213,34 +208,92 @@ int main(int Argc, char **Argv) {
     int64_t Version = 2 + E;
     auto T0 = Clock::now();
     double C0 = cpuMs(ServerCpu);
+    if (PrevPublishCpu >= 0)
+      Out.IdleCpuMs.push_back(C0 - PrevPublishCpu);
     send(ToServer[1], Object{{"jsonrpc", "2.0"},
                              {"method", "textDocument/didChange"},
                              {"params", Object{{"textDocument", Object{{"uri", Uri}, {"version", Version}}},
                                                {"contentChanges", llvm::json::Array{std::move(Change)}}}}});
-    Last = waitDiagnostics(R, Version);
-    Ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - T0).count());
-    CpuMs.push_back(cpuMs(ServerCpu) - C0);
-    if (Last < 0)
+    Out.Last = waitDiagnostics(R, Version);
+    Out.Ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - T0).count());
+    PrevPublishCpu = cpuMs(ServerCpu);
+    Out.CpuMs.push_back(PrevPublishCpu - C0);
+    if (Out.Last < 0)
       break;
   }
+  std::this_thread::sleep_for(std::chrono::milliseconds(PauseMs));
+  if (PrevPublishCpu >= 0)
+    Out.IdleCpuMs.push_back(cpuMs(ServerCpu) - PrevPublishCpu);
   send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}});
   send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"method", "exit"}});
   ::close(ToServer[1]);
   ServerThread.join();
+  ::close(ToServer[0]);
+  ::close(FromServer[0]);
+  return Out;
+}
 
-  if (Initial <= 0 || Last != Initial || Ms.size() != Edits) {
-    std::fprintf(stderr, "lsp bench: expected the same findings after every edit (opened with %ld, ended with %ld)\n",
-                 Initial, Last);
+double pct(std::vector<double> V, double P) {
+  if (V.empty())
+    return 0;
+  std::sort(V.begin(), V.end());
+  return V[std::min(V.size() - 1, static_cast<size_t>(P * V.size()))];
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  unsigned Edits = 200, Lines = 5000, PauseMs = 60;
+  bool Check = false;
+  for (int I = 1; I < Argc; ++I) {
+    std::string_view A = Argv[I];
+    if (A == "--edits" && I + 1 < Argc)
+      Edits = static_cast<unsigned>(std::stoul(Argv[++I]));
+    else if (A == "--lines" && I + 1 < Argc)
+      Lines = static_cast<unsigned>(std::stoul(Argv[++I]));
+    else if (A == "--pause-ms" && I + 1 < Argc)
+      PauseMs = static_cast<unsigned>(std::stoul(Argv[++I]));
+    else if (A == "--check")
+      Check = true;
+    else {
+      std::fprintf(stderr, "usage: torchlint_lsp_bench [--edits N] [--lines N] [--pause-ms MS] [--check]\n");
+      return 2;
+    }
+  }
+  if (Check)
+    Edits = std::min(Edits, 20u);
+
+  std::string Text = makeSource(Lines);
+  unsigned LineCount = static_cast<unsigned>(std::count(Text.begin(), Text.end(), '\n'));
+  // The whole file after every edit (what the server did before unit re-linting), then the
+  // server as it ships.
+  Session Whole = runSession(Text, Edits, /*UnitRelint=*/false, PauseMs);
+  Session Unit = runSession(Text, Edits, /*UnitRelint=*/true, PauseMs);
+  for (const Session *S : {&Whole, &Unit})
+    if (S->Initial <= 0 || S->Last != S->Initial || S->Ms.size() != Edits) {
+      std::fprintf(stderr, "lsp bench: expected the same findings after every edit (opened with %ld, ended with %ld)\n",
+                   S->Initial, S->Last);
+      return 1;
+    }
+  if (Unit.Stats.IdleChanged != 0) {
+    std::fprintf(stderr, "lsp bench: %zu idle whole-file checks disagreed with a unit re-lint\n", Unit.Stats.IdleChanged);
     return 1;
   }
-  std::sort(Ms.begin(), Ms.end());
-  std::sort(CpuMs.begin(), CpuMs.end());
-  auto Pct = [](const std::vector<double> &V, double P) { return V[std::min(V.size() - 1, static_cast<size_t>(P * V.size()))]; };
-  std::printf("lsp: %u-line file (%zu KB), %ld findings; didOpen -> diagnostics %.2f ms\n", LineCount,
-              Text.size() / 1024, Initial, OpenMs);
-  std::printf("lsp: didChange -> publishDiagnostics over %u edits: median %.2f ms, p90 %.2f ms, max %.2f ms\n", Edits,
-              Pct(Ms, 0.5), Pct(Ms, 0.9), Ms.back());
-  std::printf("lsp: server CPU per edit (reparse, lint, publish): median %.2f ms, p90 %.2f ms; load average %s", Pct(CpuMs, 0.5),
-              Pct(CpuMs, 0.9), loadAverage().c_str());
+  if (Unit.Stats.UnitOnly == 0) {
+    std::fprintf(stderr, "lsp bench: no edit was re-linted by its definition alone\n");
+    return 1;
+  }
+  std::printf("lsp: %u-line file (%zu KB), %ld findings; didOpen -> diagnostics %.2f ms; %u edits, one every %u ms\n",
+              LineCount, Text.size() / 1024, Unit.Initial, Unit.OpenMs, Edits, PauseMs);
+  std::printf("lsp: didChange -> publishDiagnostics: median %.2f ms, p90 %.2f ms, max %.2f ms "
+              "(whole file each edit: median %.2f ms, p90 %.2f ms)\n",
+              pct(Unit.Ms, 0.5), pct(Unit.Ms, 0.9), pct(Unit.Ms, 1.0), pct(Whole.Ms, 0.5), pct(Whole.Ms, 0.9));
+  std::printf("lsp: server CPU per edit to the publish: median %.2f ms, p90 %.2f ms (whole file: median %.2f ms); "
+              "then idle-time whole-file check: median %.2f ms\n",
+              pct(Unit.CpuMs, 0.5), pct(Unit.CpuMs, 0.9), pct(Whole.CpuMs, 0.5), pct(Unit.IdleCpuMs, 0.5));
+  std::printf("lsp: %zu of %u edits re-linted by their definition alone, %zu as the whole file; %zu idle checks, "
+              "%zu disagreed; load average %s",
+              Unit.Stats.UnitOnly, Edits, Edits - Unit.Stats.UnitOnly, Unit.Stats.IdleChecks, Unit.Stats.IdleChanged,
+              loadAverage().c_str());
   return 0;
 }
