@@ -111,10 +111,14 @@ bool fromJSON(const Value &V, InitializeParams &P, llvm::json::Path Path) {
         if (auto B = Pub->getBoolean("relatedInformation"))
           P.relatedInformation = *B;
     }
-    if (const Object *WS = Caps->getObject("workspace"))
+    if (const Object *WS = Caps->getObject("workspace")) {
       if (const Object *D = WS->getObject("diagnostics"))
         if (auto B = D->getBoolean("refreshSupport"))
           P.refreshDiagnostics = *B;
+      if (const Object *W = WS->getObject("didChangeWatchedFiles"))
+        if (auto B = W->getBoolean("dynamicRegistration"))
+          P.watchRegistration = *B;
+    }
   }
   if (const Object *Init = O->getObject("initializationOptions"))
     if (auto U = Init->getString("ruleDocsUrl"))

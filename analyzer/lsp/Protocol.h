@@ -102,6 +102,7 @@ struct InitializeParams {
   std::vector<std::string> positionEncodings; // capabilities.general.positionEncodings
   bool pullDiagnostics = false;                // capabilities.textDocument.diagnostic
   bool refreshDiagnostics = false;             // capabilities.workspace.diagnostics.refreshSupport
+  bool watchRegistration = false; // capabilities.workspace.didChangeWatchedFiles.dynamicRegistration
   bool relatedInformation = true;              // ...publishDiagnostics.relatedInformation
   std::string ruleDocsUrl;                     // initializationOptions.ruleDocsUrl
 };

@@ -219,6 +219,18 @@ void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
       if (Path && isConfigFile(*Path))
         reloadConfig();
     }
+  } else if (Method == "initialized") {
+    // Ask the client to tell us when a config file changes on disk (editors other than VS
+    // Code do not watch anything unless asked), when it can be asked.
+    if (WatchRegistration) {
+      Array Watchers;
+      for (const char *Glob : {"**/pyproject.toml", "**/torchlint.toml"})
+        Watchers.push_back(Object{{"globPattern", Glob}});
+      request("client/registerCapability",
+              Object{{"registrations", Array{Object{{"id", "torchlint-config-files"},
+                                                     {"method", "workspace/didChangeWatchedFiles"},
+                                                     {"registerOptions", Object{{"watchers", std::move(Watchers)}}}}}}});
+    }
   } else if (Method == "workspace/didChangeConfiguration") {
     reloadConfig();
   } else if (Method == "workspace/didChangeWatchedFiles") {
@@ -233,8 +245,8 @@ void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
     if (Config)
       reloadConfig();
   }
-  // initialized, $/cancelRequest (handled by read-ahead), $/setTrace and unknown
-  // notifications need nothing.
+  // $/cancelRequest (handled by read-ahead), $/setTrace and unknown notifications need
+  // nothing.
   if (!Error.empty())
     log(1, "torchlint: " + Method + ": " + Error);
 }
@@ -278,6 +290,7 @@ Value Server::initialize(const InitializeParams &P) {
   // Clients that pull diagnostics get them only when they ask, so they are never shown twice.
   PullMode = P.pullDiagnostics;
   RefreshSupport = P.refreshDiagnostics;
+  WatchRegistration = P.watchRegistration;
   Object Caps{
       {"positionEncoding", Encoding},
       {"textDocumentSync", Object{{"openClose", true}, {"change", 2}, {"save", Object{{"includeText", false}}}}},

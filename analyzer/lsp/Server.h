@@ -107,7 +107,7 @@ private:
   ColumnUnit Unit = ColumnUnit::Utf16Units;
   EditStats Stats;
   bool Initialized = false, ShutdownRequested = false, Exited = false;
-  bool PullMode = false, RefreshSupport = false;
+  bool PullMode = false, RefreshSupport = false, WatchRegistration = false;
   int NextRequestId = 0;
   Transport *Out = nullptr;
   std::deque<Incoming> Pending; // read ahead, so a later $/cancelRequest can be seen
