@@ -81,25 +81,6 @@ size_t findWord(std::string_view T, std::string_view W, size_t From = 0) {
   return P ? static_cast<size_t>(static_cast<const char *>(P) - T.data()) : std::string_view::npos;
 }
 
-/// Whether \p Name occurs as a whole word in \p T outside [SkipBegin, SkipEnd). Comments and
-/// strings count: a mention anywhere keeps the edit on the whole-file path.
-bool mentionedOutside(std::string_view T, std::string_view Name, uint32_t SkipBegin, uint32_t SkipEnd) {
-  if (Name.empty())
-    return true;
-  for (size_t I = findWord(T, Name); I != std::string_view::npos; I = findWord(T, Name, I + 1)) {
-    if (I >= SkipBegin && I < SkipEnd) {
-      I = SkipEnd - 1;
-      continue;
-    }
-    bool Before = I == 0 || !identChar(static_cast<unsigned char>(T[I - 1]));
-    size_t E = I + Name.size();
-    bool After = E == T.size() || !identChar(static_cast<unsigned char>(T[E]));
-    if (Before && After)
-      return true;
-  }
-  return false;
-}
-
 template <class Words> bool containsAny(std::string_view T, const Words &Ws) {
   for (std::string_view W : Ws)
     if (findWord(T, W) != std::string_view::npos)
@@ -148,6 +129,53 @@ void shift(TextRange &R, uint32_t From, int64_t Delta) {
     R.End = static_cast<uint32_t>(int64_t(R.End) + Delta);
 }
 
+/// Names a module-level statement binds, as far as its text shows: assignment and `for`
+/// targets, `as` targets, walrus names, nested definitions. Attribute and subscript targets
+/// count their object (`cfg.lr = 0.1` changes what `cfg` holds).
+std::vector<std::string_view> bindings(TSNode Unit, std::string_view Text) {
+  std::vector<std::string_view> Out;
+  auto identifiersIn = [&](TSNode N) {
+    if (ts_node_is_null(N))
+      return;
+    TSTreeCursor C = ts_tree_cursor_new(N);
+    for (bool More = true; More;) {
+      TSNode X = ts_tree_cursor_current_node(&C);
+      if (is(X, "identifier"))
+        Out.push_back(Text.substr(ts_node_start_byte(X), ts_node_end_byte(X) - ts_node_start_byte(X)));
+      if (ts_tree_cursor_goto_first_child(&C))
+        continue;
+      while (!ts_tree_cursor_goto_next_sibling(&C))
+        if (!ts_tree_cursor_goto_parent(&C) || ts_node_eq(ts_tree_cursor_current_node(&C), N)) {
+          More = false;
+          break;
+        }
+    }
+    ts_tree_cursor_delete(&C);
+  };
+  TSTreeCursor C = ts_tree_cursor_new(Unit);
+  for (bool More = true; More;) {
+    TSNode X = ts_tree_cursor_current_node(&C);
+    std::string_view K = kind(X);
+    if (K == "assignment" || K == "augmented_assignment" || K == "for_statement" || K == "for_in_clause")
+      identifiersIn(field(X, "left"));
+    else if (K == "named_expression" || K == "function_definition" || K == "class_definition")
+      identifiersIn(field(X, "name"));
+    else if (K == "as_pattern_target")
+      identifiersIn(X);
+    if (ts_tree_cursor_goto_first_child(&C))
+      continue;
+    while (!ts_tree_cursor_goto_next_sibling(&C))
+      if (!ts_tree_cursor_goto_parent(&C) || ts_node_eq(ts_tree_cursor_current_node(&C), Unit)) {
+        More = false;
+        break;
+      }
+  }
+  ts_tree_cursor_delete(&C);
+  std::sort(Out.begin(), Out.end());
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  return Out;
+}
+
 } // namespace
 
 std::vector<TopUnit> topUnits(TSNode Root, std::string_view Text) {
@@ -157,6 +185,7 @@ std::vector<TopUnit> topUnits(TSNode Root, std::string_view Text) {
     do {
       TSNode N = ts_tree_cursor_current_node(&C);
       TopUnit U;
+      U.Node = N;
       U.Begin = ts_node_start_byte(N);
       U.End = ts_node_end_byte(N);
       std::string_view K = kind(N);
@@ -242,18 +271,61 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
   }
   if (Words.FileDirective)
     return Refuse("the file has file-wide suppressions or amp rewrites");
-  if (mentionedOutside(NewText, New.Name, New.Begin, New.End))
-    return Refuse("the definition is used elsewhere in the file");
 
-  // Findings elsewhere must not lean on the unit, and must not quote line numbers that an
-  // added or removed line would change.
+  // The units whose findings may change: the definition, then every unit naming something
+  // an affected unit binds at module level (a caller of the helper, a subclass, module code
+  // using its result, a function reading what that code binds), transitively. The search is
+  // textual (a mention in a string or comment counts too) and bounded: past the bounds the
+  // whole file costs about as much.
+  constexpr size_t MaxAffected = 16, MaxNames = 32;
+  std::vector<char> Affected(NewUnits.size(), 0);
+  std::vector<size_t> AffectedList{Index};
+  Affected[Index] = 1;
+  size_t NamesSearched = 0;
+  for (size_t K = 0; K < AffectedList.size(); ++K) {
+    const TopUnit &A = NewUnits[AffectedList[K]];
+    std::vector<std::string_view> Names;
+    if (A.IsDef)
+      Names.push_back(A.Name);
+    else if (!ts_node_is_null(A.Node))
+      Names = bindings(A.Node, NewText);
+    for (std::string_view Name : Names) {
+      if (++NamesSearched > MaxNames)
+        return Refuse("the definition is used by too much of the file");
+      for (size_t At = findWord(NewText, Name); At != std::string_view::npos; At = findWord(NewText, Name, At + 1)) {
+        bool Word = (At == 0 || !identChar(static_cast<unsigned char>(NewText[At - 1]))) &&
+                    (At + Name.size() == NewText.size() ||
+                     !identChar(static_cast<unsigned char>(NewText[At + Name.size()])));
+        if (!Word || (At >= A.Begin && At < A.End))
+          continue;
+        auto U = std::upper_bound(NewUnits.begin(), NewUnits.end(), At,
+                                  [](size_t Off, const TopUnit &X) { return Off < X.Begin; });
+        if (U == NewUnits.begin() || At >= (--U)->End)
+          continue; // between statements
+        size_t J = static_cast<size_t>(U - NewUnits.begin());
+        if (Affected[J])
+          continue;
+        if (AffectedList.size() == MaxAffected)
+          return Refuse("the definition is used by too much of the file");
+        Affected[J] = 1;
+        AffectedList.push_back(J);
+      }
+    }
+  }
+
+  // Findings elsewhere must not lean on the affected units, and must not quote line numbers
+  // that an added or removed line would change.
   bool LinesMoved = std::count(OldBody.begin(), OldBody.end(), '\n') != std::count(NewBody.begin(), NewBody.end(), '\n');
+  auto InAffected = [&](uint32_t Off) {
+    return std::any_of(AffectedList.begin(), AffectedList.end(),
+                       [&](size_t J) { return Off >= OldUnits[J].Begin && Off < OldUnits[J].End; });
+  };
   for (const Diagnostic &D : OldDiags) {
-    bool Inside = D.Range.Begin >= Old.Begin && D.Range.Begin < Old.End;
-    if (Inside)
+    if (InAffected(D.Range.Begin))
       continue;
-    if (touches(D, Old.Begin, Old.End))
-      return Refuse("a finding elsewhere refers into the definition");
+    for (size_t J : AffectedList)
+      if (touches(D, OldUnits[J].Begin, OldUnits[J].End))
+        return Refuse("a finding elsewhere refers into the definition");
     if (LinesMoved && mentionsLine(D))
       return Refuse("a finding elsewhere quotes a line number");
   }
@@ -274,7 +346,8 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
     if (Follow)
       Work.push_back(I);
   };
-  keep(Index, true);
+  for (size_t J : AffectedList)
+    keep(J, true);
   for (size_t I = 0; I < NewUnits.size(); ++I)
     if (!NewUnits[I].IsDef)
       keep(I, NewUnits[I].IsAssignment);
@@ -346,6 +419,11 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
   P.OldBegin = Old.Begin;
   P.OldEnd = Old.End;
   P.KeptUnits = KeptCount;
+  std::sort(AffectedList.begin(), AffectedList.end());
+  for (size_t J : AffectedList) {
+    P.Relinted.push_back({NewUnits[J].Begin, NewUnits[J].End});
+    P.OldRelinted.push_back({OldUnits[J].Begin, OldUnits[J].End});
+  }
   P.Words = std::move(Words);
   return PlanResult{std::move(P), {}};
 }
@@ -368,8 +446,11 @@ std::vector<Diagnostic> mergeUnitDiagnostics(const std::vector<Diagnostic> &OldD
                                              const UnitPlan &P, const EditSpan &E) {
   std::vector<Diagnostic> Out;
   int64_t Delta = E.delta();
+  auto In = [](const std::vector<TextRange> &Rs, uint32_t Off) {
+    return std::any_of(Rs.begin(), Rs.end(), [&](const TextRange &R) { return Off >= R.Begin && Off < R.End; });
+  };
   for (const Diagnostic &D : OldDiags) {
-    if (D.Range.Begin >= P.OldBegin && D.Range.Begin < P.OldEnd)
+    if (In(P.OldRelinted, D.Range.Begin))
       continue;
     Diagnostic C = D;
     // Nothing of a kept finding lies in the unit (the plan checked), so everything from the
@@ -383,7 +464,7 @@ std::vector<Diagnostic> mergeUnitDiagnostics(const std::vector<Diagnostic> &OldD
     Out.push_back(std::move(C));
   }
   for (Diagnostic &D : Fresh)
-    if (D.Range.Begin >= P.Begin && D.Range.Begin < P.End)
+    if (In(P.Relinted, D.Range.Begin))
       Out.push_back(std::move(D));
   sortDiagnostics(Out);
   return Out;

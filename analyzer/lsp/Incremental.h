@@ -28,6 +28,7 @@ struct TopUnit {
   bool IsAssignment = false;   // `name = ...` and the like at module level
   bool IsMainGuard = false;    // `if __name__ == "__main__":`
   std::string_view Name;       // the definition's name (a view into the file's text)
+  TSNode Node{};               // the statement, in the tree the units were read from
 };
 
 /// The module's top-level statements in order, read with a cursor (no per-child look-ups).
@@ -53,6 +54,9 @@ struct UnitPlan {
   std::string Masked;          // the new text with the definitions the unit does not need blanked
   uint32_t Begin = 0, End = 0; // the edited unit in the new text
   uint32_t OldBegin = 0, OldEnd = 0; // the same unit in the old text
+  /// Every unit whose findings are taken from the masked lint: the edited one and those
+  /// that depend on it (callers of a helper, subclasses, code using what they bind).
+  std::vector<TextRange> Relinted, OldRelinted; // in the new text, and the same in the old
   std::vector<TSRange> Ranges; // the parts of Masked that are not blanked, for the parser
   WordIndex Words;             // of the new text
   size_t KeptUnits = 0;        // units left in Masked (for tests and statistics)
@@ -75,8 +79,9 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
                           TSNode NewRoot, std::string_view NewText, const EditSpan &E,
                           const std::vector<Diagnostic> &OldDiags, const WordIndex *OldWords = nullptr);
 
-/// The findings of the new text: \p OldDiags outside the unit (shifted past the edit) and
-/// \p Fresh (from linting \p P's masked text) inside it, sorted as the linter sorts them.
+/// The findings of the new text: \p OldDiags outside the re-linted units (shifted past the
+/// edit) and \p Fresh (from linting \p P's masked text) inside them, sorted as the linter
+/// sorts them.
 std::vector<Diagnostic> mergeUnitDiagnostics(const std::vector<Diagnostic> &OldDiags, std::vector<Diagnostic> Fresh,
                                              const UnitPlan &P, const EditSpan &E);
 

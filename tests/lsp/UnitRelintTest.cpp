@@ -243,9 +243,23 @@ TEST(UnitRelint, KeepsWhatTheDefinitionNamesAndBlanksTheRest) {
 }
 
 TEST(UnitRelint, RefusesWhatReachesBeyondTheDefinition) {
-  // make_batch is called by train: its summary is part of train's findings.
-  EXPECT_EQ(plan(Script, "torch.zeros(4)", "torch.zeros(4).cuda()").R.Refusal,
-            "the definition is used elsewhere in the file");
+  // make_batch is called by train: its summary is part of train's findings, so both are
+  // re-linted.
+  auto Helper = plan(Script, "torch.zeros(4)", "torch.zeros(4).cuda()");
+  ASSERT_TRUE(Helper.R.Plan) << Helper.R.Refusal;
+  ASSERT_EQ(Helper.R.Plan->Relinted.size(), 2u);
+  EXPECT_EQ(Helper.R.Plan->Relinted[0].Begin, Helper.NewText.find("def make_batch"));
+  EXPECT_EQ(Helper.R.Plan->Relinted[1].Begin, Helper.NewText.find("def train"));
+  // DEVICE's value reaches train: an edit of a function DEVICE is computed from re-lints
+  // the assignment and, through what it binds, train.
+  std::string Chain = Script;
+  Chain.replace(Chain.find("DEVICE = torch.device(\"cuda\")"), 29, "DEVICE = pick()");
+  Chain.insert(Chain.find("def make_batch"), "def pick():\n    return torch.device(\"cuda\")\n\n\n");
+  auto Pick = plan(Chain, "return torch.device(\"cuda\")", "return torch.device(\"cpu\")");
+  ASSERT_TRUE(Pick.R.Plan) << Pick.R.Refusal;
+  ASSERT_EQ(Pick.R.Plan->Relinted.size(), 3u); // DEVICE = pick(), pick, train
+  EXPECT_EQ(Pick.R.Plan->Relinted[0].Begin, Pick.NewText.find("DEVICE = pick()"));
+  EXPECT_EQ(Pick.R.Plan->Relinted[2].Begin, Pick.NewText.find("def train"));
   EXPECT_EQ(plan(Script, "return 1", "import os\n    return 1").R.Refusal,
             "the definition has code with file-wide effects");
   EXPECT_EQ(plan(Script, "return 1", "torch.cuda.set_device(0)").R.Refusal,
