@@ -7,8 +7,12 @@
 #include "source/Strings.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
+#include <map>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <unordered_set>
 
 namespace torchlint::flow {
@@ -226,6 +230,8 @@ private:
   Value moduleCall(const Value &Mod, TSNode C, const std::vector<TSNode> &Pos);
   void escape(const CallArgs &A, int32_t Callee = -1);
   bool mayMove(int32_t Scope, size_t Position, std::string_view Keyword) const;
+  bool mayMoveUncached(int32_t Scope, size_t Position, std::string_view Keyword) const;
+  mutable std::map<std::tuple<int32_t, size_t, std::string>, bool> MayMove; // mayMove's answers
 };
 
 DeviceFlow::DeviceFlow(TSNode Root, const SemanticModel &Model) : P(std::make_unique<Impl>(Root, Model)) { P->run(); }
@@ -284,7 +290,18 @@ void DeviceFlow::Impl::run() {
 // and casts, devices, DataLoaders, NumPy, float64, MPS, `non_blocking`, host reads.
 void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   auto At = [&](size_t I, std::string_view W) { return Src.compare(I, W.size(), W) == 0; };
+  // The bytes a trigger can start with; the tight loop below skips all others.
+  static const std::array<bool, 256> Starts = [] {
+    std::array<bool, 256> T{};
+    for (unsigned char C : std::string_view(".dDnfm"))
+      T[C] = true;
+    return T;
+  }();
   for (size_t I = 0, N = Src.size(); I < N; ++I) {
+    while (I < N && !Starts[static_cast<unsigned char>(Src[I])])
+      ++I;
+    if (I == N)
+      break;
     bool Hit = false;
     switch (Src[I]) {
     case '.':
@@ -470,11 +487,10 @@ void DeviceFlow::Impl::setupParameters(TSNode Params, int32_t Scope) {
 // Statements
 
 void DeviceFlow::Impl::block(TSNode Block) {
-  uint32_t N = ts_node_named_child_count(Block);
-  for (uint32_t I = 0; I < N; ++I) {
+  for (TSNode S : namedChildren(Block)) {
     if (!F->S.Reachable)
       return;
-    statement(ts_node_named_child(Block, I));
+    statement(S);
   }
 }
 
@@ -1373,6 +1389,15 @@ Value DeviceFlow::Impl::call(TSNode C) {
 // Whether a local function may move the module passed as its parameter (by position or by
 // keyword): it calls a moving method on it, or hands it on to other code.
 bool DeviceFlow::Impl::mayMove(int32_t Scope, size_t Position, std::string_view Keyword) const {
+  // A helper called from many places would have its body searched at each: answer once.
+  auto Key = std::make_tuple(Scope, Keyword.empty() ? Position : 0, std::string(Keyword));
+  auto [It, New] = MayMove.try_emplace(std::move(Key), false);
+  if (New)
+    It->second = mayMoveUncached(Scope, Position, Keyword);
+  return It->second;
+}
+
+bool DeviceFlow::Impl::mayMoveUncached(int32_t Scope, size_t Position, std::string_view Keyword) const {
   TSNode Fn = M.scope(Scope).Node;
   std::string_view Param;
   size_t I = 0;
@@ -1392,13 +1417,21 @@ bool DeviceFlow::Impl::mayMove(int32_t Scope, size_t Position, std::string_view 
   if (Param.empty())
     return true;
   std::string_view Body = Text(field(Fn, "body"));
-  std::string P(Param);
-  const std::string Patterns[] = {P + ".to(",     P + ".cuda(",  P + ".cpu(",    P + ".apply(", P + ".half(",
-                                  P + ".double(", P + ".float(", "(" + P + ")", "(" + P + ",", ", " + P + ")",
-                                  ", " + P + ",", "=" + P + ")", "=" + P + ",", "global "};
-  for (const std::string &Pattern : Patterns)
-    if (Body.find(Pattern) != std::string_view::npos)
+  if (Body.find("global ") != std::string_view::npos)
+    return true;
+  // Each place the name occurs: `P.to(` and the other moves, or P handed on as an argument
+  // (`(P)`, `(P,`, `, P)`, `, P,`, `=P)`, `=P,`). One search for the name, not one per pattern.
+  for (size_t At = Body.find(Param); At != std::string_view::npos; At = Body.find(Param, At + 1)) {
+    std::string_view After = Body.substr(At + Param.size());
+    for (std::string_view Move : {".to(", ".cuda(", ".cpu(", ".apply(", ".half(", ".double(", ".float("})
+      if (startsWith(After, Move))
+        return true;
+    if (After.empty() || (After[0] != ')' && After[0] != ','))
+      continue;
+    std::string_view Before = Body.substr(0, At);
+    if (endsWith(Before, "(") || endsWith(Before, ", ") || endsWith(Before, "="))
       return true;
+  }
   return false;
 }
 

@@ -64,6 +64,20 @@ const CallFacts *RuleContext::call(TSNode Call) {
   return Cached ? &*Cached : nullptr;
 }
 
+TSNode RuleContext::callee(TSNode Call) {
+  // CallArgs::Callee is the `function` field; call() is null only for a generator argument.
+  const CallFacts *F = call(Call);
+  return F ? F->Args.Callee : field(Call, "function");
+}
+
+const std::optional<AttributeParts> &RuleContext::calleeAttribute(TSNode Call) {
+  if (ts_node_is_null(CachedCallee) || !ts_node_eq(CachedCallee, Call)) {
+    CachedCallee = Call;
+    CachedParts = attributeParts(callee(Call), Model.text());
+  }
+  return CachedParts;
+}
+
 const flow::DeviceFlow *RuleContext::flow() {
   if (!FlowDone) {
     FlowDone = true;

@@ -105,6 +105,11 @@ public:
   /// The parts and qualified callee of \p Call (a `call` node), memoised for the node the
   /// dispatcher is on; null for calls with a generator argument.
   const CallFacts *call(TSNode Call);
+  /// The callee (field `function`) of \p Call and its attribute parts (empty unless the
+  /// callee is an attribute), memoised like call(): most rules start from them, and each
+  /// tree-sitter child look-up costs hundreds of instructions.
+  TSNode callee(TSNode Call);
+  const std::optional<AttributeParts> &calleeAttribute(TSNode Call);
 
   /// The device flow of this file, computed on first use and only for files that import
   /// torch; null otherwise.
@@ -119,6 +124,8 @@ private:
   const Rule *Current = nullptr;
   TSNode CachedCall{};
   std::optional<CallFacts> Cached;
+  TSNode CachedCallee{}; // the call whose callee attribute is memoised
+  std::optional<AttributeParts> CachedParts;
   TSNode Root{};
   std::shared_ptr<flow::DeviceFlow> Flow;
   bool FlowDone = false;

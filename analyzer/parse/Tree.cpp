@@ -62,8 +62,58 @@ TSNode field(TSNode N, std::string_view Name) {
         M.emplace(Name, I);
     return M;
   }();
+  if (ts_node_is_null(N))
+    return TSNode{};
+  // The fields asked for most often are the first child of their node (`call.function`,
+  // `attribute.object`, `binary_operator.left`...): ts_node_child_by_field_id walks the
+  // production's field map and the children for them, the first child is one read.
+  static const TSSymbol Call = symbolFor("call"), Attribute = symbolFor("attribute"),
+                        Binary = symbolFor("binary_operator"), Assignment = symbolFor("assignment"),
+                        Augmented = symbolFor("augmented_assignment"), Subscript = symbolFor("subscript"),
+                        Keyword = symbolFor("keyword_argument"), Comment = symbolFor("comment");
+  TSSymbol S = ts_node_symbol(N);
+  bool First = false;
+  uint32_t Index = 0, Count = 0; // or child Index of a node with exactly Count children
+  switch (Name.size()) {
+  case 4:
+    First = (Name == "left" && (S == Binary || S == Assignment || S == Augmented)) || (Name == "name" && S == Keyword);
+    break;
+  case 5:
+    First = Name == "value" && S == Subscript;
+    if (Name == "right" && S == Binary)
+      Index = 2, Count = 3; // left, operator, right
+    else if (Name == "value" && S == Keyword)
+      Index = 2, Count = 3; // name, "=", value
+    break;
+  case 6:
+    First = Name == "object" && S == Attribute;
+    break;
+  case 8:
+    First = Name == "function" && S == Call;
+    if (Name == "operator" && S == Binary)
+      Index = 1, Count = 3;
+    break;
+  case 9:
+    if (Name == "attribute" && S == Attribute)
+      Index = 2, Count = 3; // object, ".", attribute
+    else if (Name == "subscript" && S == Subscript)
+      Index = 2, Count = 4; // value, "[", subscript, "]"
+    break;
+  }
+  // A node never starts with an extra, and one with no more children than its production
+  // has none (comments and line continuations are extras); error recovery may build other
+  // shapes.
+  if ((First || Count) && !ts_node_has_error(N)) {
+    if (First) {
+      TSNode C = ts_node_child(N, 0);
+      if (!ts_node_is_null(C) && ts_node_symbol(C) != Comment)
+        return C;
+    } else if (ts_node_child_count(N) == Count) {
+      return ts_node_child(N, Index);
+    }
+  }
   auto It = Ids.find(Name);
-  if (It == Ids.end() || ts_node_is_null(N))
+  if (It == Ids.end())
     return TSNode{};
   return ts_node_child_by_field_id(N, It->second);
 }
@@ -72,8 +122,22 @@ std::vector<TSNode> namedChildren(TSNode N) {
   std::vector<TSNode> Out;
   uint32_t C = ts_node_named_child_count(N);
   Out.reserve(C);
-  for (uint32_t I = 0; I < C; ++I)
-    Out.push_back(ts_node_named_child(N, I));
+  if (C < 8) {
+    for (uint32_t I = 0; I < C; ++I)
+      Out.push_back(ts_node_named_child(N, I));
+    return Out;
+  }
+  // ts_node_named_child(N, I) walks the children from the first each time, which is
+  // quadratic over a long block or argument list; a cursor steps once per child.
+  TSTreeCursor Cur = ts_tree_cursor_new(N);
+  if (ts_tree_cursor_goto_first_child(&Cur)) {
+    do {
+      TSNode X = ts_tree_cursor_current_node(&Cur);
+      if (ts_node_is_named(X))
+        Out.push_back(X);
+    } while (ts_tree_cursor_goto_next_sibling(&Cur));
+  }
+  ts_tree_cursor_delete(&Cur);
   return Out;
 }
 
@@ -152,8 +216,12 @@ std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {
   }
   if (!is(A.ArgList, "argument_list"))
     return std::nullopt;
-  for (uint32_t I = 0, E = ts_node_named_child_count(A.ArgList); I < E; ++I) {
-    TSNode C = ts_node_named_child(A.ArgList, I);
+  // By index for the usual few arguments; a long list (generated code) by cursor, as each
+  // look-up by index walks the list from its start.
+  uint32_t E = ts_node_named_child_count(A.ArgList);
+  std::vector<TSNode> Many = E >= 8 ? namedChildren(A.ArgList) : std::vector<TSNode>();
+  for (uint32_t I = 0, N = Many.empty() ? E : static_cast<uint32_t>(Many.size()); I < N; ++I) {
+    TSNode C = Many.empty() ? ts_node_named_child(A.ArgList, I) : Many[I];
     TSSymbol S = ts_node_symbol(C);
     if (S == KeywordSym) {
       bool Plain = ts_node_child_count(C) == 3; // name, "=", value

@@ -39,6 +39,7 @@ public:
       return {};
     return Source.substr(B, E - B);
   }
+  std::string_view source() const { return Source; }
 
 private:
   std::string_view Source;

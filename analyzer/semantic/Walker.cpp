@@ -4,6 +4,7 @@
 
 #include "source/Strings.h"
 
+#include <array>
 #include <cctype>
 
 namespace torchlint {
@@ -63,7 +64,9 @@ struct Frame {
   bool InError;
   bool ExitGuard; // this statement guards the siblings after it
   bool SetsDevice; // this statement chooses the process's CUDA device for the siblings after it
-  bool Leaf;       // nothing below matters (a string without interpolation)
+  bool Leaf;       // nothing below matters (a plain string, an inert expression, no children)
+  uint32_t Children; // ts_node_child_count: the cursor's children of this node
+  uint32_t Later;    // siblings after this node (no failed cursor step past the last one)
 };
 
 bool endsInExit(TSNode Block, const NodeText &Text) {
@@ -88,9 +91,45 @@ bool endsInExit(TSNode Block, const NodeText &Text) {
 } // namespace
 
 bool mentionsAccelerator(std::string_view Text) {
-  // NCCL only runs on CUDA devices: `if backend == "nccl":` is a CUDA guard.
-  return containsNoCase(Text, "cuda") || containsNoCase(Text, "gpu") || containsNoCase(Text, "device") ||
-         containsNoCase(Text, "mps") || containsNoCase(Text, "accelerat") || containsNoCase(Text, "nccl");
+  // NCCL only runs on CUDA devices: `if backend == "nccl":` is a CUDA guard. One pass over
+  // the text, dispatching on each byte, rather than one search per word.
+  auto At = [&](size_t I, std::string_view W) {
+    if (I + W.size() > Text.size())
+      return false;
+    for (size_t K = 0; K < W.size(); ++K)
+      if (lowerAscii(Text[I + K]) != W[K])
+        return false;
+    return true;
+  };
+  for (size_t I = 0; I < Text.size(); ++I) {
+    switch (lowerAscii(Text[I])) {
+    case 'c':
+      if (At(I, "cuda"))
+        return true;
+      break;
+    case 'g':
+      if (At(I, "gpu"))
+        return true;
+      break;
+    case 'd':
+      if (At(I, "device"))
+        return true;
+      break;
+    case 'm':
+      if (At(I, "mps"))
+        return true;
+      break;
+    case 'a':
+      if (At(I, "accelerat"))
+        return true;
+      break;
+    case 'n':
+      if (At(I, "nccl"))
+        return true;
+      break;
+    }
+  }
+  return false;
 }
 
 bool isDeviceName(std::string_view Name) {
@@ -112,7 +151,18 @@ namespace {
 class Walker {
 public:
   Walker(SemanticModel &M, const KindSet &W, WalkResult &R) : M(M), Text(M.text()), Wanted(W), R(R) {
-    CommentKind.add("comment");
+    // Skipping inert subtrees (see inert()) is exact only for kinds that inert text cannot
+    // hold: each needs a `(`, an operator or `@`, or sits only in a block, an expression
+    // statement or an assignment.
+    static const KindSet Visible = [] {
+      KindSet K;
+      for (std::string_view Kind : {"call", "binary_operator", "expression_statement", "assignment", "decorator"})
+        K.add(Kind);
+      return K;
+    }();
+    for (uint32_t S = 0, E = ts_language_symbol_count(pythonLanguage()); S < E; ++S)
+      if (Wanted.contains(static_cast<TSSymbol>(S)) && !Visible.contains(static_cast<TSSymbol>(S)))
+        SkipInert = false;
   }
 
   void run(TSNode Root) {
@@ -123,7 +173,9 @@ public:
     while (true) {
       if (!Stack.back().Leaf && ts_tree_cursor_goto_first_child(&C)) {
         Frame &P = Stack.back();
+        uint32_t Later = P.Children - 1; // before push_back: it may move P
         Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, fieldName(C, P)));
+        Stack.back().Later = Later;
         continue;
       }
       // Leave nodes until one has a next sibling.
@@ -138,9 +190,11 @@ public:
           ++Stack.back().Sibling;
         if (Done.SetsDevice)
           ++Stack.back().SiblingSet;
-        if (ts_tree_cursor_goto_next_sibling(&C)) {
+        // A failed step costs the cursor about as much as a successful one.
+        if (Done.Later > 0 && ts_tree_cursor_goto_next_sibling(&C)) {
           Frame &P = Stack.back();
           Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, fieldName(C, P)));
+          Stack.back().Later = Done.Later - 1;
           break;
         }
         ts_tree_cursor_goto_parent(&C);
@@ -155,7 +209,8 @@ private:
   }
 
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false};
+    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0};
+    bool Named = ts_node_is_named(N);
     std::string_view Field = FieldName ? FieldName : "";
     if (P) {
       F.Scope = P->Scope;
@@ -163,8 +218,7 @@ private:
       F.Choice = P->Choice;
       F.Set = P->Set + P->SiblingSet;
       // Inside an ERROR node, a complete subtree without errors is code that parsed: lint it.
-      F.InError = P->InError && (ts_node_has_error(N) || !ts_node_is_named(N));
-      bool Named = ts_node_is_named(N);
+      F.InError = P->InError && (ts_node_has_error(N) || !Named);
       switch (P->Kind) {
       case Special::GuardIf:
         if (Field != "condition")
@@ -201,10 +255,16 @@ private:
       }
       F.InError = true;
     }
-    if (ts_node_child_count(N) == 0)
+    F.Children = ts_node_child_count(N);
+    if (F.Children == 0)
       F.Leaf = true; // saves the cursor a failed descent
-    if (!ts_node_is_named(N))
+    if (!Named)
       return F;
+    static const KindSet CommentKind = [] {
+      KindSet K;
+      K.add("comment");
+      return K;
+    }();
     if (CommentKind.contains(Sym)) {
       R.Comments.push_back(N);
       return F;
@@ -304,6 +364,17 @@ private:
     case WK::Other:
       break;
     }
+    // Most of the tree lies in small expressions (`self.conv1`, `(x, 0)`) with nothing below
+    // them that the walk acts on; the cursor costs more per node than everything else here.
+    // Statements hold blocks, and `=` sits only directly in blocks, expression statements and
+    // assignments: only expressions are skipped.
+    if (!F.Leaf && SkipInert && !AnyError && !holdsStatements(Sym)) {
+      uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
+      // The `(` that opens an argument list, tuple or parameter list calls nothing.
+      if (B < Text.source().size() && Text.source()[B] == '(')
+        ++B;
+      F.Leaf = inert(B, E);
+    }
 
     if (!F.InError && Wanted.contains(Sym))
       R.Nodes.push_back(NodeRef{N, F.Scope,
@@ -314,8 +385,9 @@ private:
 
   void addImports(TSNode N, bool From) {
     std::string Base;
+    TSNode Mod{};
     if (From) {
-      TSNode Mod = field(N, "module_name");
+      Mod = field(N, "module_name");
       if (is(Mod, "relative_import")) {
         M.addRelativeImport(std::string(Text(Mod)));
         return; // the user's own modules: nothing we resolve
@@ -324,7 +396,7 @@ private:
     }
     for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
       TSNode C = ts_node_named_child(N, I);
-      if (From && ts_node_eq(C, field(N, "module_name")))
+      if (From && ts_node_eq(C, Mod))
         continue;
       TSNode Name = C, Alias{};
       if (is(C, "aliased_import")) {
@@ -362,13 +434,56 @@ private:
         M.noteWorkerCallback(ScopeId, Value);
   }
 
+  /// Whether the bytes [B, E) hold nothing but names other than `lambda`, numbers, `.`, `,`,
+  /// `=`, `:`, brackets, quotes, `)` and white space: no call (`(` opens every argument
+  /// list), operator, lambda, `@`, `#` or braces. Below an expression of such text there is
+  /// no wanted node, scope, import, comment or interpolation, so the walk need not descend.
+  /// The walk asks in document order, so one forward scan answers every question: linear in
+  /// the file.
+  bool inert(uint32_t B, uint32_t E) {
+    if (B < ScanFrom || B > Bad) {
+      ScanFrom = Bad = B;
+      std::string_view Src = Text.source();
+      while (Bad < Src.size() && inertChar(Src[Bad]) && !(Src[Bad] == 'l' && Src.substr(Bad, 6) == "lambda"))
+        ++Bad;
+    }
+    return Bad >= E;
+  }
+
+  /// Statements, clauses and definitions (which hold blocks), blocks, the module, and
+  /// assignments (which hold assignments): never skipped, whatever their text.
+  static bool holdsStatements(TSSymbol Sym) {
+    static const std::vector<char> Table = [] {
+      const TSLanguage *L = pythonLanguage();
+      std::vector<char> T(ts_language_symbol_count(L), 0);
+      for (uint32_t S = 0; S < T.size(); ++S) {
+        std::string_view Name = ts_language_symbol_name(L, static_cast<TSSymbol>(S));
+        T[S] = Name == "module" || Name == "block" || Name == "assignment" || Name == "augmented_assignment" ||
+               endsWith(Name, "_statement") || endsWith(Name, "_definition") || endsWith(Name, "_clause");
+      }
+      return T;
+    }();
+    return Sym >= Table.size() || Table[Sym];
+  }
+
+  static bool inertChar(char C) { return InertTable[static_cast<unsigned char>(C)]; }
+  static constexpr std::array<bool, 256> InertTable = [] {
+    std::array<bool, 256> T{};
+    for (int C = 0; C < 256; ++C)
+      T[C] = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C >= 0x80;
+    for (char C : std::string_view("_ \t\r\n\\.,=:[])'\""))
+      T[static_cast<unsigned char>(C)] = true;
+    return T;
+  }();
+
   SemanticModel &M;
   const NodeText &Text;
   const KindSet &Wanted;
   WalkResult &R;
-  KindSet CommentKind;
   std::vector<Frame> Stack;
   bool AnyError = false;
+  bool SkipInert = true;
+  uint32_t ScanFrom = UINT32_MAX, Bad = 0; // Bad: the first byte at or after ScanFrom that is not inert
 };
 
 } // namespace

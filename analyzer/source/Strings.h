@@ -18,11 +18,14 @@ inline std::string_view lastComponent(std::string_view Dotted) {
   size_t Dot = Dotted.rfind('.');
   return Dot == std::string_view::npos ? Dotted : Dotted.substr(Dot + 1);
 }
+/// ASCII lower case (what std::tolower does in the "C" locale, without the library call:
+/// these helpers run over much of every file).
+inline char lowerAscii(char C) { return C >= 'A' && C <= 'Z' ? static_cast<char>(C - 'A' + 'a') : C; }
 /// Position of lower-case \p Needle in \p Hay ignoring case, from \p From; npos if absent.
 inline size_t findNoCase(std::string_view Hay, std::string_view Needle, size_t From = 0) {
   for (size_t I = From; I + Needle.size() <= Hay.size(); ++I) {
     size_t K = 0;
-    while (K < Needle.size() && std::tolower(static_cast<unsigned char>(Hay[I + K])) == Needle[K])
+    while (K < Needle.size() && lowerAscii(Hay[I + K]) == Needle[K])
       ++K;
     if (K == Needle.size())
       return I;

@@ -293,11 +293,11 @@ public:
         return; // calls are checked as calls
       Bare = true;
     } else {
-      Callee = field(N.Node, "function");
+      Callee = Ctx.callee(N.Node);
     }
     // Cheap first: the last name must be one of the four before any name is resolved.
     std::string_view Last;
-    if (auto P = attributeParts(Callee, T))
+    if (auto P = Bare ? attributeParts(Callee, T) : Ctx.calleeAttribute(N.Node))
       Last = P->Name;
     else if (is(Callee, "identifier"))
       Last = T(Callee);

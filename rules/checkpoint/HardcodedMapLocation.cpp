@@ -50,7 +50,7 @@ public:
     if (N.Flags & FlagCudaGuarded)
       return;
     const SemanticModel &M = Ctx.model();
-    TSNode Callee = field(N.Node, "function");
+    TSNode Callee = Ctx.callee(N.Node);
     size_t Position;
     if (isTorchLoad(Callee, M) || M.refersTo(Callee, "torch.jit.load"))
       Position = 1;

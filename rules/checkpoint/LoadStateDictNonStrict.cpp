@@ -47,7 +47,7 @@ public:
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const NodeText &T = Ctx.text();
-    auto P = attributeParts(field(N.Node, "function"), T);
+    const auto &P = Ctx.calleeAttribute(N.Node);
     if (!P || P->Name != "load_state_dict")
       return;
     // Only a call that is the whole statement drops its result.

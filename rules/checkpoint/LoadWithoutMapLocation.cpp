@@ -66,7 +66,7 @@ public:
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    auto L = loadCall(N.Node, Ctx.model());
+    auto L = loadCall(N.Node, Ctx.callee(N.Node), Ctx.model());
     if (!L || L->Args.HasSplat || !ts_node_is_null(L->MapLocation) || (N.Flags & FlagCudaGuarded))
       return;
     if (inCpuBranch(N.Node, Ctx.text()))

@@ -71,7 +71,7 @@ public:
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    auto L = loadCall(N.Node, Ctx.model());
+    auto L = loadCall(N.Node, Ctx.callee(N.Node), Ctx.model());
     if (!L)
       return;
     const LintSettings &S = Ctx.settings();

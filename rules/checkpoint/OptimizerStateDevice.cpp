@@ -394,7 +394,7 @@ public:
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
     const NodeText &T = M.text();
-    auto P = attributeParts(field(N.Node, "function"), T);
+    const auto &P = Ctx.calleeAttribute(N.Node);
     if (!P || P->Name != "load_state_dict" || !trackable(P->Object, T))
       return;
     if (!is(ts_node_parent(N.Node), "expression_statement"))

@@ -55,7 +55,7 @@ public:
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
-    TSNode Callee = field(N.Node, "function");
+    TSNode Callee = Ctx.callee(N.Node);
     if (!isTorchSave(Callee, M))
       return;
     auto A = callArgs(N.Node, Ctx.text());

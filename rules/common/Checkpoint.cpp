@@ -179,7 +179,13 @@ bool isTorchSave(TSNode Callee, const SemanticModel &M) {
 }
 
 std::optional<LoadCall> loadCall(TSNode Call, const SemanticModel &M) {
-  if (!is(Call, "call") || !isTorchLoad(field(Call, "function"), M))
+  if (!is(Call, "call"))
+    return std::nullopt;
+  return loadCall(Call, field(Call, "function"), M);
+}
+
+std::optional<LoadCall> loadCall(TSNode Call, TSNode Callee, const SemanticModel &M) {
+  if (!isTorchLoad(Callee, M))
     return std::nullopt;
   auto A = callArgs(Call, M.text());
   if (!A)

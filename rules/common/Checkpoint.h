@@ -26,6 +26,8 @@ struct LoadCall {
 };
 /// Nullopt when \p Call is not a call of `torch.load`.
 std::optional<LoadCall> loadCall(TSNode Call, const SemanticModel &M);
+/// The same for a call node whose callee (field `function`) the caller already has.
+std::optional<LoadCall> loadCall(TSNode Call, TSNode Callee, const SemanticModel &M);
 
 /// `True` / `False` literals.
 std::optional<bool> boolLiteral(TSNode N);

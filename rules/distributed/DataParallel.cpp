@@ -43,7 +43,7 @@ public:
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    TSNode Callee = field(N.Node, "function");
+    TSNode Callee = Ctx.callee(N.Node);
     const SemanticModel &M = Ctx.model();
     if (!M.refersTo(Callee, "torch.nn.DataParallel") && !M.refersTo(Callee, "torch.nn.parallel.DataParallel") &&
         !M.refersTo(Callee, "torch.nn.parallel.data_parallel.DataParallel"))

@@ -177,7 +177,7 @@ public:
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
     const NodeText &T = Ctx.text();
-    auto P = attributeParts(field(N.Node, "function"), T);
+    const auto &P = Ctx.calleeAttribute(N.Node);
     if (!P || !is(P->Object, "call"))
       return;
     std::string_view Method = P->Name;
