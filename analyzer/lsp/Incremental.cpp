@@ -429,12 +429,14 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
 }
 
 TreePtr parseUnitPlan(const UnitPlan &P) {
-  // A parser of its own, new each time, as parsePython does (see there why).
+  // A parser of its own (it keeps included ranges), with a fresh scanner each time as in
+  // parsePython (see there why).
   struct Holder {
     TSParser *Parser = ts_parser_new();
-    Holder() { ts_parser_set_language(Parser, pythonLanguage()); }
     ~Holder() { ts_parser_delete(Parser); }
-  } H;
+  };
+  thread_local Holder H;
+  ts_parser_set_language(H.Parser, pythonLanguage());
   if (P.Ranges.empty() ||
       !ts_parser_set_included_ranges(H.Parser, P.Ranges.data(), static_cast<uint32_t>(P.Ranges.size())))
     return nullptr;
