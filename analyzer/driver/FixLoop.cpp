@@ -56,22 +56,11 @@ std::string withCrlf(const std::string &S) {
 // error are entered.
 size_t countErrorNodes(TSNode Root) {
   size_t Count = 0;
-  TSTreeCursor C = ts_tree_cursor_new(Root);
-  for (bool Down = true;;) {
-    TSNode N = ts_tree_cursor_current_node(&C);
-    bool Error = Down && (ts_node_is_missing(N) || std::string_view(ts_node_type(N)) == "ERROR");
+  forEachNode(Root, [&](TSNode N) {
+    bool Error = ts_node_is_missing(N) || std::string_view(ts_node_type(N)) == "ERROR";
     Count += Error;
-    if (Down && !Error && ts_node_has_error(N) && ts_tree_cursor_goto_first_child(&C))
-      continue;
-    if (ts_tree_cursor_goto_next_sibling(&C)) {
-      Down = true;
-      continue;
-    }
-    if (!ts_tree_cursor_goto_parent(&C))
-      break;
-    Down = false;
-  }
-  ts_tree_cursor_delete(&C);
+    return !Error && ts_node_has_error(N);
+  });
   return Count;
 }
 

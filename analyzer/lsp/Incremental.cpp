@@ -135,26 +135,13 @@ void shift(TextRange &R, uint32_t From, int64_t Delta) {
 std::vector<std::string_view> bindings(TSNode Unit, std::string_view Text) {
   std::vector<std::string_view> Out;
   auto identifiersIn = [&](TSNode N) {
-    if (ts_node_is_null(N))
-      return;
-    TSTreeCursor C = ts_tree_cursor_new(N);
-    for (bool More = true; More;) {
-      TSNode X = ts_tree_cursor_current_node(&C);
-      if (is(X, "identifier"))
-        Out.push_back(Text.substr(ts_node_start_byte(X), ts_node_end_byte(X) - ts_node_start_byte(X)));
-      if (ts_tree_cursor_goto_first_child(&C))
-        continue;
-      while (!ts_tree_cursor_goto_next_sibling(&C))
-        if (!ts_tree_cursor_goto_parent(&C) || ts_node_eq(ts_tree_cursor_current_node(&C), N)) {
-          More = false;
-          break;
-        }
-    }
-    ts_tree_cursor_delete(&C);
+    if (!ts_node_is_null(N))
+      forEachNode(N, [&](TSNode X) {
+        if (is(X, "identifier"))
+          Out.push_back(Text.substr(ts_node_start_byte(X), ts_node_end_byte(X) - ts_node_start_byte(X)));
+      });
   };
-  TSTreeCursor C = ts_tree_cursor_new(Unit);
-  for (bool More = true; More;) {
-    TSNode X = ts_tree_cursor_current_node(&C);
+  forEachNode(Unit, [&](TSNode X) {
     std::string_view K = kind(X);
     if (K == "assignment" || K == "augmented_assignment" || K == "for_statement" || K == "for_in_clause")
       identifiersIn(field(X, "left"));
@@ -162,15 +149,7 @@ std::vector<std::string_view> bindings(TSNode Unit, std::string_view Text) {
       identifiersIn(field(X, "name"));
     else if (K == "as_pattern_target")
       identifiersIn(X);
-    if (ts_tree_cursor_goto_first_child(&C))
-      continue;
-    while (!ts_tree_cursor_goto_next_sibling(&C))
-      if (!ts_tree_cursor_goto_parent(&C) || ts_node_eq(ts_tree_cursor_current_node(&C), Unit)) {
-        More = false;
-        break;
-      }
-  }
-  ts_tree_cursor_delete(&C);
+  });
   std::sort(Out.begin(), Out.end());
   Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
   return Out;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 extern "C" const TSLanguage *tree_sitter_python(void);
@@ -49,6 +50,32 @@ inline std::string_view kind(TSNode N) { return ts_node_type(N); }
 inline bool is(TSNode N, std::string_view K) { return !ts_node_is_null(N) && kind(N) == K; }
 TSNode field(TSNode N, std::string_view Name);
 std::vector<TSNode> namedChildren(TSNode N);
+
+/// Calls \p Fn on every node under \p Root (itself included), in document order, with a
+/// cursor (no recursion: nesting depth is the input's to choose). When \p Fn returns bool,
+/// false means "not below this node".
+template <class F> void forEachNode(TSNode Root, F &&Fn) {
+  TSTreeCursor C = ts_tree_cursor_new(Root);
+  for (bool Down = true;;) {
+    bool Enter = true;
+    if (Down) {
+      if constexpr (std::is_same_v<decltype(Fn(Root)), bool>)
+        Enter = Fn(ts_tree_cursor_current_node(&C));
+      else
+        Fn(ts_tree_cursor_current_node(&C));
+    }
+    if (Down && Enter && ts_tree_cursor_goto_first_child(&C))
+      continue;
+    if (ts_tree_cursor_goto_next_sibling(&C)) {
+      Down = true;
+      continue;
+    }
+    if (!ts_tree_cursor_goto_parent(&C))
+      break;
+    Down = false;
+  }
+  ts_tree_cursor_delete(&C);
+}
 
 /// The string value of a plain string literal ("cuda", 'cpu'), without prefixes or
 /// interpolation; nullopt for f-strings, concatenations, byte strings and the like.

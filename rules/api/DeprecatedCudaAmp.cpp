@@ -168,25 +168,6 @@ bool addDeviceType(Api A, TSNode Call, TSNode Callee, const NodeText &T, std::ve
   return true;
 }
 
-/// Calls \p Fn on every node under \p Root, in document order.
-template <class F> void forEachNode(TSNode Root, F &&Fn) {
-  TSTreeCursor C = ts_tree_cursor_new(Root);
-  for (bool Down = true;;) {
-    if (Down)
-      Fn(ts_tree_cursor_current_node(&C));
-    if (Down && ts_tree_cursor_goto_first_child(&C))
-      continue;
-    if (ts_tree_cursor_goto_next_sibling(&C)) {
-      Down = true;
-      continue;
-    }
-    if (!ts_tree_cursor_goto_parent(&C))
-      break;
-    Down = false;
-  }
-  ts_tree_cursor_delete(&C);
-}
-
 /// The fix for names imported from `torch.cuda.amp`: the import and every use, or nullopt
 /// when any use cannot be rewritten. Computed once per file text and thread (every finding
 /// of those names carries the same fix).

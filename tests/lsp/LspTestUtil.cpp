@@ -120,4 +120,15 @@ Value notification(llvm::StringRef Method, Value Params) {
   return llvm::json::Object{{"jsonrpc", "2.0"}, {"method", Method}, {"params", std::move(Params)}};
 }
 
+llvm::json::Value initializeRequest() {
+  return request(1, "initialize", llvm::json::Object{{"capabilities", llvm::json::Object{}}});
+}
+
+llvm::json::Value didOpenNotification(const std::string &Uri, const std::string &Text, int Version) {
+  using llvm::json::Object;
+  return notification("textDocument/didOpen",
+                      Object{{"textDocument", Object{{"uri", Uri}, {"languageId", "python"}, {"version", Version},
+                                                     {"text", Text}}}});
+}
+
 } // namespace torchlint::test

@@ -41,5 +41,8 @@ private:
 
 llvm::json::Value request(int Id, llvm::StringRef Method, llvm::json::Value Params);
 llvm::json::Value notification(llvm::StringRef Method, llvm::json::Value Params);
+/// `initialize` with no capabilities (id 1), and `didOpen` of a Python document.
+llvm::json::Value initializeRequest();
+llvm::json::Value didOpenNotification(const std::string &Uri, const std::string &Text, int Version = 1);
 
 } // namespace torchlint::test

@@ -15,13 +15,8 @@ using llvm::json::Array;
 using llvm::json::Object;
 using llvm::json::Value;
 
-Value initialize() { return request(1, "initialize", Object{{"capabilities", Object{}}}); }
-
-Value didOpen(const std::string &Uri, const std::string &Text, int Version = 1) {
-  return notification("textDocument/didOpen",
-                      Object{{"textDocument", Object{{"uri", Uri}, {"languageId", "python"}, {"version", Version},
-                                                     {"text", Text}}}});
-}
+Value initialize() { return initializeRequest(); }
+Value didOpen(const std::string &Uri, const std::string &Text) { return didOpenNotification(Uri, Text); }
 
 /// The diagnostics of the last publishDiagnostics for \p Uri in \p Msgs.
 const Array *lastDiagnostics(const std::vector<Value> &Msgs, const std::string &Uri) {

@@ -23,14 +23,6 @@ using llvm::json::Array;
 using llvm::json::Object;
 using llvm::json::Value;
 
-Value initialize() { return request(1, "initialize", Object{{"capabilities", Object{}}}); }
-
-Value openDoc(const std::string &Uri, const std::string &Text) {
-  return notification("textDocument/didOpen",
-                      Object{{"textDocument", Object{{"uri", Uri}, {"languageId", "python"}, {"version", 1},
-                                                     {"text", Text}}}});
-}
-
 std::string lastDiagnostics(const std::vector<Value> &Msgs) {
   std::string Out = "<none>";
   for (const auto &M : Msgs) {
@@ -73,8 +65,8 @@ std::string freshDiagnostics(const std::string &Uri, const std::string &Text) {
   lsp::ServerOptions Opts;
   Opts.UnitRelint = false;
   LspHarness Fresh(Opts);
-  Fresh.send({initialize()});
-  return lastDiagnostics(Fresh.send({openDoc(Uri, Text)}));
+  Fresh.send({initializeRequest()});
+  return lastDiagnostics(Fresh.send({didOpenNotification(Uri, Text)}));
 }
 
 std::vector<std::filesystem::path> pythonSources() {
@@ -120,8 +112,8 @@ TEST(UnitRelint, RandomEditsMatchTheWholeFile) {
     lsp::ServerOptions Opts;
     Opts.CheckWhenIdle = false; // what the unit re-lint alone publishes
     LspHarness Inc(Opts);
-    Inc.send({initialize()});
-    Inc.send({openDoc(Uri, Original)});
+    Inc.send({initializeRequest()});
+    Inc.send({didOpenNotification(Uri, Original)});
     int Version = 1;
     for (int Step = 0; Step < 24; ++Step) {
       // A code-point boundary, an insertion or a short deletion, then the undo.
