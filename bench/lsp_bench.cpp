@@ -291,7 +291,7 @@ int main(int Argc, char **Argv) {
   std::printf("lsp: server CPU per edit to the publish: median %.2f ms, p90 %.2f ms (whole file: median %.2f ms); "
               "then idle-time whole-file check: median %.2f ms\n",
               pct(Unit.CpuMs, 0.5), pct(Unit.CpuMs, 0.9), pct(Whole.CpuMs, 0.5), pct(Unit.IdleCpuMs, 0.5));
-  std::printf("lsp: %zu of %u edits re-linted by their definition alone, %zu as the whole file; %zu idle checks, "
+  std::printf("lsp: %zu of %u edits re-linted by their definition and its users, %zu as the whole file; %zu idle checks, "
               "%zu disagreed; load average %s",
               Unit.Stats.UnitOnly, Edits, Edits - Unit.Stats.UnitOnly, Unit.Stats.IdleChecks, Unit.Stats.IdleChanged,
               loadAverage().c_str());

@@ -20,22 +20,26 @@ std::string_view applicabilityName(Applicability A);
 
 struct TextRange {
   uint32_t Begin = 0, End = 0; // byte offsets, half-open
+  friend bool operator==(const TextRange &, const TextRange &) = default;
 };
 
 struct Edit {
   TextRange Range;
   std::string Replacement;
+  friend bool operator==(const Edit &, const Edit &) = default;
 };
 
 struct Fix {
   std::string Message;
   Applicability Applic = Applicability::Safe;
   std::vector<Edit> Edits;
+  friend bool operator==(const Fix &, const Fix &) = default;
 };
 
 struct Note {
   TextRange Range;
   std::string Message;
+  friend bool operator==(const Note &, const Note &) = default;
 };
 
 /// What `torchlint confirm` saw when it ran the program (runtime_probe/).
@@ -63,6 +67,7 @@ struct Verdict {
   VerdictKind Kind = VerdictKind::NotReached;
   std::string Evidence;        // one line, empty when there is none
   std::optional<double> CostMs; // measured cost per optimizer step, where one applies
+  friend bool operator==(const Verdict &, const Verdict &) = default;
 };
 
 /// "confirmed: <evidence> (2.93 ms per step)", as every report format prints it.
@@ -86,6 +91,8 @@ struct Diagnostic {
   std::vector<Note> Notes;
   std::optional<torchlint::Fix> Fix;
   std::optional<torchlint::Verdict> Verdict; // only from `torchlint confirm`
+  /// Everything equal: what an editor would show, and the fix it would apply.
+  friend bool operator==(const Diagnostic &, const Diagnostic &) = default;
 };
 
 } // namespace torchlint

@@ -28,8 +28,7 @@ void sortDiagnostics(std::vector<Diagnostic> &Diags) {
   // The same finding reported twice (e.g. a node reached through two kinds) counts once.
   Diags.erase(std::unique(Diags.begin(), Diags.end(),
                           [](const Diagnostic &A, const Diagnostic &B) {
-                            return A.Range.Begin == B.Range.Begin && A.Range.End == B.Range.End &&
-                                   A.Code == B.Code && A.Message == B.Message;
+                            return A.Range == B.Range && A.Code == B.Code && A.Message == B.Message;
                           }),
               Diags.end());
 }

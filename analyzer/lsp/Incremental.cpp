@@ -179,11 +179,6 @@ std::vector<TopUnit> topUnits(TSNode Root, std::string_view Text) {
       } else if (K == "expression_statement" && ts_node_named_child_count(N) > 0) {
         std::string_view E = kind(ts_node_named_child(N, 0));
         U.IsAssignment = E == "assignment" || E == "augmented_assignment";
-      } else if (K == "if_statement") {
-        TSNode Cond = field(N, "condition");
-        U.IsMainGuard = !ts_node_is_null(Cond) &&
-                        Text.substr(ts_node_start_byte(Cond), ts_node_end_byte(Cond) - ts_node_start_byte(Cond))
-                                .find("__name__") != std::string_view::npos;
       }
       Out.push_back(U);
     } while (ts_tree_cursor_goto_next_sibling(&C));
@@ -393,9 +388,6 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
     Start = NewUnits[I].End;
     StartAt = At;
   }
-  P.Begin = New.Begin;
-  P.End = New.End;
-  P.OldBegin = Old.Begin;
   P.OldEnd = Old.End;
   P.KeptUnits = KeptCount;
   std::sort(AffectedList.begin(), AffectedList.end());

@@ -1,14 +1,15 @@
 // Re-linting one top-level definition after an edit instead of the whole file.
 //
 // An edit that stays inside one top-level `def` or `class` (the unit) can only change what
-// the engine says about that unit, provided nothing else in the file depends on it: its name
-// is mentioned nowhere else, and neither its old nor its new text holds anything with
-// file-wide effect (imports, `global`, DDP set-up, file suppressions, ...). The unit is then
-// linted in a copy of the file where every other definition it does not (transitively)
-// mention is blanked to spaces (newlines kept, so every byte offset, line and column is the
-// same as in the real file); the findings outside it are the previous ones, shifted past the
-// edit. Anything the plan cannot vouch for falls back to the whole file, and the server
-// checks the result against a whole-file lint when it is idle.
+// the engine says about that unit and the units that name what it binds (its callers,
+// subclasses, module code using it, and so on transitively), provided neither its old nor
+// its new text holds anything with file-wide effect (imports, `global`, DDP set-up, file
+// suppressions, ...). Those units are then linted in a copy of the file where every other
+// definition they do not (transitively) mention is blanked to spaces (newlines kept, so
+// every byte offset, line and column is the same as in the real file); the findings outside
+// them are the previous ones, shifted past the edit. Anything the plan cannot vouch for
+// falls back to the whole file, and the server checks the result against a whole-file lint
+// when it is idle.
 #pragma once
 
 #include "diag/Diagnostic.h"
@@ -26,7 +27,6 @@ struct TopUnit {
   uint32_t Begin = 0, End = 0; // byte range of the statement
   bool IsDef = false;          // a function or class definition, decorated or not
   bool IsAssignment = false;   // `name = ...` and the like at module level
-  bool IsMainGuard = false;    // `if __name__ == "__main__":`
   std::string_view Name;       // the definition's name (a view into the file's text)
   TSNode Node{};               // the statement, in the tree the units were read from
 };
@@ -51,9 +51,8 @@ WordIndex indexWords(std::string_view Text);
 
 /// What to lint instead of the whole file.
 struct UnitPlan {
-  std::string Masked;          // the new text with the definitions the unit does not need blanked
-  uint32_t Begin = 0, End = 0; // the edited unit in the new text
-  uint32_t OldBegin = 0, OldEnd = 0; // the same unit in the old text
+  std::string Masked;          // the new text with the definitions the units do not need blanked
+  uint32_t OldEnd = 0;         // where the edited unit ended in the old text: kept findings from here on move
   /// Every unit whose findings are taken from the masked lint: the edited one and those
   /// that depend on it (callers of a helper, subclasses, code using what they bind).
   std::vector<TextRange> Relinted, OldRelinted; // in the new text, and the same in the old

@@ -423,26 +423,6 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
   return true;
 }
 
-/// Whether two findings would show the same in the editor (positions, text, notes, fix).
-static bool sameFinding(const torchlint::Diagnostic &A, const torchlint::Diagnostic &B) {
-  auto SameRange = [](const TextRange &X, const TextRange &Y) { return X.Begin == Y.Begin && X.End == Y.End; };
-  if (A.Code != B.Code || A.Sev != B.Sev || !SameRange(A.Range, B.Range) || A.Message != B.Message ||
-      A.Notes.size() != B.Notes.size() || A.Fix.has_value() != B.Fix.has_value())
-    return false;
-  for (size_t I = 0; I < A.Notes.size(); ++I)
-    if (!SameRange(A.Notes[I].Range, B.Notes[I].Range) || A.Notes[I].Message != B.Notes[I].Message)
-      return false;
-  if (A.Fix) {
-    if (A.Fix->Message != B.Fix->Message || A.Fix->Applic != B.Fix->Applic || A.Fix->Edits.size() != B.Fix->Edits.size())
-      return false;
-    for (size_t I = 0; I < A.Fix->Edits.size(); ++I)
-      if (!SameRange(A.Fix->Edits[I].Range, B.Fix->Edits[I].Range) ||
-          A.Fix->Edits[I].Replacement != B.Fix->Edits[I].Replacement)
-        return false;
-  }
-  return true;
-}
-
 bool Server::checkOneWhenIdle() {
   for (auto &[Uri, D] : Docs) {
     if (!D->NeedsCheck)
@@ -450,7 +430,7 @@ bool Server::checkOneWhenIdle() {
     std::vector<torchlint::Diagnostic> Before = std::move(D->Diags);
     lint(*D);
     ++Stats.IdleChecks;
-    if (!std::equal(Before.begin(), Before.end(), D->Diags.begin(), D->Diags.end(), sameFinding)) {
+    if (Before != D->Diags) {
       ++Stats.IdleChanged;
       publish(*D);
       if (PullMode && RefreshSupport)

@@ -21,8 +21,8 @@ struct ServerOptions {
   /// Prefix of each rule's documentation link (`codeDescription.href`): the code and `.md`
   /// are appended. Empty: no link. initializationOptions.ruleDocsUrl overrides it.
   std::string RuleDocsUrl;
-  /// After an edit inside one top-level definition, re-lint that definition alone
-  /// (lsp/Incremental.h) instead of the whole file.
+  /// After an edit inside one top-level definition, re-lint that definition and what uses
+  /// it (lsp/Incremental.h) instead of the whole file.
   bool UnitRelint = true;
   /// When the client has nothing waiting, lint every document so re-linted afresh, and
   /// publish again if the whole file says otherwise. Tests turn it off to see the fast path.
@@ -32,7 +32,7 @@ struct ServerOptions {
 /// How edits were linted, for tests and the benchmark.
 struct EditStats {
   size_t WholeFile = 0;   // edits linted as a whole file
-  size_t UnitOnly = 0;    // edits linted as one re-linted definition
+  size_t UnitOnly = 0;    // edits linted as the edited definition and what uses it
   size_t IdleChecks = 0;  // whole-file checks run while idle after a unit re-lint
   size_t IdleChanged = 0; // of those, how many found something else (and published it)
   std::map<std::string, size_t, std::less<>> Refusals; // why edits were linted as the whole file
@@ -83,8 +83,8 @@ private:
   void clearFindings(Document &D);
   /// The settings for \p D, or nullopt when it is not to be linted (excluded, bad config).
   std::optional<LintSettings> settingsFor(Document &D);
-  /// Re-lints only the definition edit \p E fell in, when lsp/Incremental.h can vouch for
-  /// it; false when the whole file must be linted.
+  /// Re-lints only the definition edit \p E fell in and what uses it, when
+  /// lsp/Incremental.h can vouch for it; false when the whole file must be linted.
   bool lintUnit(Document &D, const LintSettings &S, const std::vector<TopUnit> &OldUnits, std::string_view OldText,
                 bool OldHadError, const WordIndex *OldWords, const EditSpan &E);
   /// Runs one pending idle check; false when there was none.

@@ -164,7 +164,7 @@ TEST(UnitRelint, RandomEditsMatchTheWholeFile) {
   std::string Why;
   for (auto &[W, N] : Refusals)
     Why += "  " + std::to_string(N) + " " + W + "\n";
-  std::printf("unit re-lint: %zu of %zu edits over %zu files re-linted by their definition alone; the others:\n%s",
+  std::printf("unit re-lint: %zu of %zu edits over %zu files re-linted by their definition and its users; the others:\n%s",
               UnitEdits, Edits, Files.size(), Why.c_str());
   // The comparison means something only if the fast path was taken often.
   EXPECT_GE(UnitEdits * 6, Edits) << UnitEdits << " of " << Edits << " edits were re-linted by their definition; "
