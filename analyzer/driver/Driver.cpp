@@ -3,14 +3,52 @@
 
 #include <llvm/Support/Chrono.h>
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/ThreadPool.h>
 #include <llvm/Support/Threading.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace torchlint {
+
+namespace {
+
+/// The whole file, read straight into the string the lint will own (through a MemoryBuffer
+/// every file would be copied once more).
+llvm::ErrorOr<std::string> readText(const std::string &Path) {
+  int FD = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (FD < 0)
+    return std::error_code(errno, std::generic_category());
+  struct stat St;
+  std::string Text;
+  if (::fstat(FD, &St) == 0 && St.st_size > 0)
+    Text.resize(static_cast<size_t>(St.st_size));
+  size_t Got = 0;
+  while (true) {
+    if (Got == Text.size())
+      Text.resize(Text.size() + 65536); // grew since the stat, or a pipe
+    ssize_t N = ::read(FD, Text.data() + Got, Text.size() - Got);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0) {
+      std::error_code EC(errno, std::generic_category());
+      ::close(FD);
+      return EC;
+    }
+    if (N == 0)
+      break;
+    Got += static_cast<size_t>(N);
+  }
+  ::close(FD);
+  Text.resize(Got);
+  return Text;
+}
+
+} // namespace
 
 std::string checkLintable(std::string_view Text) {
   if (Text.size() > MaxFileBytes)
@@ -39,14 +77,14 @@ FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, cons
 }
 
 FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf) {
+  auto Text = readText(Path);
+  if (!Text) {
     FileOutcome O;
     O.Path = Path;
-    O.Error = "cannot read: " + Buf.getError().message();
+    O.Error = "cannot read: " + Text.getError().message();
     return O;
   }
-  return lintSource(Path, (*Buf)->getBuffer().str(), L, S);
+  return lintSource(Path, std::move(*Text), L, S);
 }
 
 namespace {
@@ -77,10 +115,10 @@ FileOutcome lintPathCached(const std::string &Path, const Linter &L, const LintS
   if (StatMatch && Hit->Diagnostics.empty())
     return fromCache(Path, *Hit, nullptr);
 
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf)
+  auto Read = readText(Path);
+  if (!Read)
     return lintPath(Path, L, S);
-  std::string Text = (*Buf)->getBuffer().str();
+  std::string Text = std::move(*Read);
   uint64_t CHash = contentHash(Text);
   int64_t Now = nanos(std::chrono::system_clock::now());
   auto Record = [&](std::vector<Diagnostic> Diags) {
