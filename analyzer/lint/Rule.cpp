@@ -59,7 +59,7 @@ const CallFacts *RuleContext::call(TSNode Call) {
   Cached.reset();
   if (auto A = callArgs(Call, Model.text())) {
     std::string Q = Model.qualifiedName(A->Callee);
-    Cached = CallFacts{std::move(*A), std::move(Q)};
+    Cached = CallFacts{std::move(*A), std::move(Q), std::nullopt};
   }
   return Cached ? &*Cached : nullptr;
 }

@@ -81,6 +81,9 @@ private:
 struct CallFacts {
   CallArgs Args;
   std::string Qualified; // the callee's qualified name, or empty
+  /// Whether the call is a DDP program's placement on GPU 0 (rules/common/Distributed.h),
+  /// once known: three rules ask of every call.
+  mutable std::optional<bool> DdpDefaultGpu;
 };
 
 class RuleContext {

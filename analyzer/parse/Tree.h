@@ -2,6 +2,7 @@
 // of the Python grammar. Parsers are per thread; the language is shared.
 #pragma once
 
+#include <llvm/ADT/SmallVector.h>
 #include <tree_sitter/api.h>
 
 #include <memory>
@@ -84,12 +85,17 @@ std::optional<std::string_view> stringLiteral(TSNode N, const NodeText &Text);
 std::optional<long> intLiteral(TSNode N, const NodeText &Text);
 
 /// A call's parts: callee, positional and keyword arguments.
+/// Arguments of one call: inline storage for the usual few, so reading a call allocates
+/// nothing (every call of a file is read once or more).
+using ArgNodes = llvm::SmallVector<TSNode, 4>;
+using KeywordArgs = llvm::SmallVector<std::pair<std::string_view, TSNode>, 3>;
+
 struct CallArgs {
   TSNode Callee{};
   TSNode ArgList{};
-  std::vector<TSNode> Positional;
-  std::vector<std::pair<std::string_view, TSNode>> Keywords; // name -> value
-  std::vector<TSNode> KeywordNodes;                          // the keyword_argument nodes
+  ArgNodes Positional;
+  KeywordArgs Keywords;                   // name -> value
+  llvm::SmallVector<TSNode, 3> KeywordNodes; // the keyword_argument nodes
   bool HasSplat = false; // *args or **kwargs: the call may pass anything
   TSNode keyword(std::string_view Name) const;
   /// The argument passed as keyword \p Name or else at position \p Index.

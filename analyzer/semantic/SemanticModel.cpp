@@ -32,6 +32,15 @@ bool isDatasetBase(std::string_view Q) {
 }
 
 std::string SemanticModel::qualifiedName(TSNode Expr) const {
+  if (!memoFor(Expr)) {
+    MemoName = resolve(Expr);
+    MemoId = Expr.id;
+    MemoStart = ts_node_start_byte(Expr);
+  }
+  return MemoName;
+}
+
+std::string SemanticModel::resolve(TSNode Expr) const {
   // Fast path on the text when it is a plain dotted name (`T.nn.Linear`): most callees'
   // roots (`self`, `x`) are not imports, and then nothing else needs reading.
   std::string_view T = Text(Expr);
@@ -88,6 +97,8 @@ bool SemanticModel::refersTo(TSNode Expr, std::string_view Q) const {
   }();
   if (ts_node_is_null(Expr))
     return false;
+  if (memoFor(Expr))
+    return MemoName == Q;
   TSSymbol Sym = ts_node_symbol(Expr);
   char S = Sym < KindOf.size() ? KindOf[Sym] : char(Other);
   if (S == Attribute) {
@@ -151,6 +162,7 @@ int32_t SemanticModel::addScope(Scope S) {
 
 void SemanticModel::addImport(std::string_view Local, std::string Qualified) {
   Imports[Local] = std::move(Qualified);
+  MemoId = nullptr; // an answer may have changed
 }
 
 int32_t SemanticModel::addClass(ClassInfo C) {

@@ -96,8 +96,16 @@ public:
   void finish();
 
 private:
+  std::string resolve(TSNode Expr) const;
+  bool memoFor(TSNode Expr) const { return Expr.id && Expr.id == MemoId && ts_node_start_byte(Expr) == MemoStart; }
+
   NodeText Text;
   std::unordered_map<std::string_view, std::string> Imports;
+  // The expression qualifiedName() resolved last, and its answer: the rules ask about the
+  // same callee one after another (refersTo for each name they know).
+  mutable const void *MemoId = nullptr;
+  mutable uint32_t MemoStart = 0;
+  mutable std::string MemoName;
   std::vector<std::string> Relative;
   std::vector<Scope> Scopes;
   std::vector<ClassInfo> Classes;

@@ -217,7 +217,9 @@ TSNode processGroupInit(TSNode AnyNode, const SemanticModel &M) {
 
 bool restrictsVisibleDevices(TSNode AnyNode, const SemanticModel &M) { return factsFor(AnyNode, M).VisibleDevices; }
 
-std::optional<DdpPlacement> ddpDefaultGpuPlacement(const NodeRef &N, const CallFacts &Facts, const SemanticModel &M) {
+namespace {
+
+std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, const SemanticModel &M) {
   if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))
     return std::nullopt;
   if (M.inRole(N.Scope, RoleDataWorker))
@@ -297,6 +299,16 @@ std::optional<DdpPlacement> ddpDefaultGpuPlacement(const NodeRef &N, const CallF
   }
   Out.Init = processGroupInit(N.Node, M);
   return Out;
+}
+
+} // namespace
+
+std::optional<DdpPlacement> ddpDefaultGpuPlacement(const NodeRef &N, const CallFacts &Facts, const SemanticModel &M) {
+  if (Facts.DdpDefaultGpu == false)
+    return std::nullopt;
+  std::optional<DdpPlacement> P = placement(N, Facts, M);
+  Facts.DdpDefaultGpu = P.has_value();
+  return P;
 }
 
 } // namespace torchlint::rules

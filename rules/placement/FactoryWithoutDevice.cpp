@@ -86,7 +86,7 @@ public:
       else if (Q == "torch.matmul" || Q == "torch.mm" || Q == "torch.bmm" || Q == "torch.add" ||
                Q == "torch.mul" || Q == "torch.sub" || Q == "torch.div" || Q == "torch.maximum" ||
                Q == "torch.minimum")
-        Operands = A.Positional;
+        Operands.assign(A.Positional.begin(), A.Positional.end());
       else if (Q == "torch.where" && A.Positional.size() == 3)
         Operands = {A.Positional[1], A.Positional[2]};
       else if (Q.empty()) {
