@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory_resource>
 #include <deque>
 #include <map>
 #include <optional>
@@ -152,8 +153,11 @@ public:
 
   void run();
 
-  std::unordered_map<const void *, Value> Values;
-  std::unordered_map<const void *, int32_t> CallLoop; // call -> loop it runs in every step of
+  // The answers, one per evaluated expression (a good part of the file's nodes): their
+  // nodes come from an arena, all released at once with the analysis.
+  std::pmr::monotonic_buffer_resource Arena;
+  std::pmr::unordered_map<const void *, Value> Values{&Arena};
+  std::pmr::unordered_map<const void *, int32_t> CallLoop{&Arena}; // call -> loop it runs in every step of
   std::vector<char> TrainingLoop;
 
 private:
@@ -217,7 +221,7 @@ private:
   Value call(TSNode C);
   Value binary(TSNode E, const Value &L, const Value &R);
   Value methodCall(TSNode C, TSNode Callee, TSNode Obj, std::string_view Name, const Value &Recv,
-                   const std::vector<TSNode> &Pos, const std::vector<std::pair<std::string_view, TSNode>> &Kw);
+                   const ArgNodes &Pos, const KeywordArgs &Kw);
   std::optional<Device> deviceArg(TSNode D);
   DType dtypeArg(TSNode D);
   Value lookup(TSNode E);
@@ -225,9 +229,9 @@ private:
   void set(std::string_view Key, const Value &V);
   void record(TSNode E, const Value &V);
   Value localCall(int32_t Scope);
-  Value numpyCall(std::string_view Name, TSNode C, const std::vector<TSNode> &Pos,
-                  const std::vector<std::pair<std::string_view, TSNode>> &Kw);
-  Value moduleCall(const Value &Mod, TSNode C, const std::vector<TSNode> &Pos);
+  Value numpyCall(std::string_view Name, TSNode C, const ArgNodes &Pos,
+                  const KeywordArgs &Kw);
+  Value moduleCall(const Value &Mod, TSNode C, const ArgNodes &Pos);
   void escape(const CallArgs &A, int32_t Callee = -1);
   bool mayMove(int32_t Scope, size_t Position, std::string_view Keyword) const;
   bool mayMoveUncached(int32_t Scope, size_t Position, std::string_view Keyword) const;
@@ -290,51 +294,53 @@ void DeviceFlow::Impl::run() {
 // and casts, devices, DataLoaders, NumPy, float64, MPS, `non_blocking`, host reads.
 void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   auto At = [&](size_t I, std::string_view W) { return Src.compare(I, W.size(), W) == 0; };
-  // The bytes a trigger can start with; the tight loop below skips all others.
-  static const std::array<bool, 256> Starts = [] {
-    std::array<bool, 256> T{};
-    for (unsigned char C : std::string_view(".dDnfm"))
-      T[C] = true;
+  // The byte pairs a trigger can start with, as a 64K-bit set: the tight loop below rejects
+  // all other positions with one look-up (a set of first bytes alone let through one byte in
+  // eight, each a mispredicted branch).
+  static const std::array<uint64_t, 1024> Pairs = [] {
+    std::array<uint64_t, 1024> T{};
+    for (std::string_view P : {".t", ".c", ".f", ".d", ".h", ".b", ".l", ".i", ".n", "de", "Da", "nu", "np", "no", "fl", "mp"}) {
+      unsigned K = static_cast<unsigned char>(P[0]) | (static_cast<unsigned char>(P[1]) << 8);
+      T[K >> 6] |= uint64_t(1) << (K & 63);
+    }
     return T;
   }();
-  for (size_t I = 0, N = Src.size(); I < N; ++I) {
-    while (I < N && !Starts[static_cast<unsigned char>(Src[I])])
-      ++I;
-    if (I == N)
-      break;
+  const auto *Bytes = reinterpret_cast<const unsigned char *>(Src.data());
+  for (size_t I = 0, N = Src.size(); I + 1 < N; ++I) { // every trigger is longer than one byte
+    unsigned K = Bytes[I] | (Bytes[I + 1] << 8);
+    if (!((Pairs[K >> 6] >> (K & 63)) & 1))
+      continue;
     bool Hit = false;
     switch (Src[I]) {
     case '.':
-      if (I + 1 < N) {
-        switch (Src[I + 1]) {
-        case 't':
-          Hit = At(I + 1, "to(") || At(I + 1, "tolist(");
-          break;
-        case 'c':
-          Hit = At(I + 1, "cuda(") || At(I + 1, "cpu(");
-          break;
-        case 'f':
-          Hit = At(I + 1, "float(");
-          break;
-        case 'd':
-          Hit = At(I + 1, "double(");
-          break;
-        case 'h':
-          Hit = At(I + 1, "half(");
-          break;
-        case 'b':
-          Hit = At(I + 1, "bfloat16(");
-          break;
-        case 'l':
-          Hit = At(I + 1, "long(");
-          break;
-        case 'i':
-          Hit = At(I + 1, "int(") || At(I + 1, "item(");
-          break;
-        case 'n':
-          Hit = At(I + 1, "numpy(");
-          break;
-        }
+      switch (Src[I + 1]) {
+      case 't':
+        Hit = At(I + 1, "to(") || At(I + 1, "tolist(");
+        break;
+      case 'c':
+        Hit = At(I + 1, "cuda(") || At(I + 1, "cpu(");
+        break;
+      case 'f':
+        Hit = At(I + 1, "float(");
+        break;
+      case 'd':
+        Hit = At(I + 1, "double(");
+        break;
+      case 'h':
+        Hit = At(I + 1, "half(");
+        break;
+      case 'b':
+        Hit = At(I + 1, "bfloat16(");
+        break;
+      case 'l':
+        Hit = At(I + 1, "long(");
+        break;
+      case 'i':
+        Hit = At(I + 1, "int(") || At(I + 1, "item(");
+        break;
+      case 'n':
+        Hit = At(I + 1, "numpy(");
+        break;
       }
       break;
     case 'd':
@@ -1055,7 +1061,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
     return {};
   }
   TSNode Callee = A->Callee;
-  std::vector<TSNode> &Pos = A->Positional;
+  ArgNodes &Pos = A->Positional;
   auto &Kw = A->Keywords;
   std::string Q = M.qualifiedName(Callee);
   auto KwArg = [&](std::string_view N) { return A->keyword(N); };
@@ -1462,7 +1468,7 @@ void DeviceFlow::Impl::escape(const CallArgs &A, int32_t Callee) {
   }
 }
 
-Value DeviceFlow::Impl::moduleCall(const Value &Mod, TSNode C, const std::vector<TSNode> &Pos) {
+Value DeviceFlow::Impl::moduleCall(const Value &Mod, TSNode C, const ArgNodes &Pos) {
   Value V = make(ValueKind::Tensor);
   if (Mod.has(FlagParamless)) {
     Value Out;
@@ -1489,8 +1495,8 @@ Value DeviceFlow::Impl::moduleCall(const Value &Mod, TSNode C, const std::vector
   return V;
 }
 
-Value DeviceFlow::Impl::numpyCall(std::string_view Name, TSNode C, const std::vector<TSNode> &Pos,
-                                  const std::vector<std::pair<std::string_view, TSNode>> &Kw) {
+Value DeviceFlow::Impl::numpyCall(std::string_view Name, TSNode C, const ArgNodes &Pos,
+                                  const KeywordArgs &Kw) {
   Value V = make(ValueKind::NumpyArray);
   V.TypeAt = C;
   V.TypeHow = Origin::Numpy;
@@ -1521,8 +1527,8 @@ Value DeviceFlow::Impl::numpyCall(std::string_view Name, TSNode C, const std::ve
 }
 
 Value DeviceFlow::Impl::methodCall(TSNode C, TSNode /*Callee*/, TSNode Obj, std::string_view Name, const Value &Recv,
-                                   const std::vector<TSNode> &Pos,
-                                   const std::vector<std::pair<std::string_view, TSNode>> &Kw) {
+                                   const ArgNodes &Pos,
+                                   const KeywordArgs &Kw) {
   auto KwArg = [&](std::string_view N) {
     for (auto &[K, V] : Kw)
       if (K == N)
