@@ -3,18 +3,27 @@
 
 #include "diag/Suppressions.h"
 #include "semantic/Walker.h"
+#include "source/Strings.h"
 
 #include <algorithm>
 
 namespace torchlint {
 
-Linter::Linter(const Registry &R) : Reg(R), BySymbol(ts_language_symbol_count(pythonLanguage())) {
-  for (uint32_t I = 0; I < R.rules().size(); ++I)
+Linter::Linter(const Registry &R)
+    : Reg(R), BySymbol(ts_language_symbol_count(pythonLanguage())), ByName(R.rules().size()) {
+  for (uint32_t I = 0; I < R.rules().size(); ++I) {
     for (std::string_view K : R.rules()[I]->nodeKinds()) {
       Wanted.add(K);
       for (TSSymbol S : symbolsNamed(K))
         BySymbol[S].push_back(I);
     }
+    for (std::string_view Name : R.rules()[I]->calleeNames()) {
+      ByName[I] = 1;
+      auto &Admitted = NameRules[Name];
+      Admitted.resize(R.rules().size());
+      Admitted[I] = 1;
+    }
+  }
 }
 
 void sortDiagnostics(std::vector<Diagnostic> &Diags) {
@@ -66,9 +75,33 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   std::vector<char> On(Reg.rules().size());
   for (size_t I = 0; I < On.size(); ++I)
     On[I] = S.enabled(Reg.rules()[I]->info().Code);
+  static const TSSymbol CallSym = symbolFor("call");
   for (const NodeRef &N : W.Nodes) {
-    for (uint32_t I : BySymbol[ts_node_symbol(N.Node)]) {
+    TSSymbol Sym = ts_node_symbol(N.Node);
+    // Which of the rules that name their callees this call may concern: by the callee's last
+    // part, and for an imported name also by what it stands for.
+    bool Named = Sym == CallSym && !NameRules.empty();
+    const std::vector<char> *ByWritten = nullptr, *ByImport = nullptr; // null: no rule's name
+    if (Named) {
+      std::string_view Written, Imported;
+      TSNode Callee = Ctx.callee(N.Node);
+      if (const auto &P = Ctx.calleeAttribute(N.Node)) {
+        Written = P->Name;
+      } else if (is(Callee, "identifier")) {
+        Written = Model.text()(Callee);
+        Imported = lastComponent(Model.importOf(Written));
+      }
+      auto Find = [&](std::string_view Name) -> const std::vector<char> * {
+        auto It = Name.empty() ? NameRules.end() : NameRules.find(Name);
+        return It == NameRules.end() ? nullptr : &It->second;
+      };
+      ByWritten = Find(Written);
+      ByImport = Find(Imported);
+    }
+    for (uint32_t I : BySymbol[Sym]) {
       if (!On[I])
+        continue;
+      if (Named && ByName[I] && !(ByWritten && (*ByWritten)[I]) && !(ByImport && (*ByImport)[I]))
         continue;
       Ctx.setRule(Reg.rules()[I].get());
       Reg.rules()[I]->check(N, Ctx);

@@ -7,6 +7,7 @@
 #include "parse/Tree.h"
 #include "semantic/Walker.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace torchlint {
@@ -31,6 +32,9 @@ private:
   const Registry &Reg;
   KindSet Wanted;
   std::vector<std::vector<uint32_t>> BySymbol; // rule indices per grammar symbol
+  // Rules that name their callees (Rule::calleeNames): which of them each name admits.
+  std::vector<char> ByName;                                     // per rule: filtered by name
+  std::unordered_map<std::string_view, std::vector<char>> NameRules; // name -> per rule: admitted
 };
 
 void sortDiagnostics(std::vector<Diagnostic> &Diags);

@@ -58,6 +58,11 @@ public:
   virtual std::string_view documentation() const = 0;
   /// Node kinds of the Python grammar this rule wants to see (e.g. "call").
   virtual std::vector<std::string_view> nodeKinds() const { return {}; }
+  /// For a rule that can only report on calls of certain names: those names, each the last
+  /// part of a callee as written (`load` of `torch.load`, `to` of `x.to`) or of what an
+  /// imported name stands for (`load` for `from torch import load as L`). The dispatcher
+  /// then shows it no other `call` nodes. Empty: every call.
+  virtual std::vector<std::string_view> calleeNames() const { return {}; }
   virtual void check(const NodeRef &N, RuleContext &Ctx) const {}
 
 private:

@@ -258,6 +258,10 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call", "decorator"}; }
+  // The four APIs of `torch.cuda.amp`; decorators are seen as decorators.
+  std::vector<std::string_view> calleeNames() const override {
+    return {"autocast", "GradScaler", "custom_fwd", "custom_bwd"};
+  }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (!targetAtLeast(Ctx.settings(), {2, 4}))

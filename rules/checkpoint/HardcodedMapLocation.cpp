@@ -45,6 +45,8 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  // `torch.load`, `torch.jit.load`, `torch.hub.load_state_dict_from_url`.
+  std::vector<std::string_view> calleeNames() const override { return {"load", "load_state_dict_from_url"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (N.Flags & FlagCudaGuarded)

@@ -44,6 +44,7 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> calleeNames() const override { return {"load_state_dict"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const NodeText &T = Ctx.text();

@@ -69,6 +69,8 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  // `torch.load` (and `torch.serialization.load`).
+  std::vector<std::string_view> calleeNames() const override { return {"load"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     auto L = loadCall(N.Node, Ctx.callee(N.Node), Ctx.model());

@@ -52,6 +52,8 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  // `torch.save` (and `torch.serialization.save`).
+  std::vector<std::string_view> calleeNames() const override { return {"save"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();

@@ -173,6 +173,10 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  // The moves and casts of `nn.Parameter(...)`.
+  std::vector<std::string_view> calleeNames() const override {
+    return {"to", "cuda", "cpu", "double", "float", "half", "bfloat16"};
+  }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();

@@ -50,6 +50,8 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  // `float(t)` and the methods that read a tensor on the host.
+  std::vector<std::string_view> calleeNames() const override { return {"float", "item", "cpu", "numpy", "tolist"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const CallFacts *Facts = Ctx.call(N.Node);

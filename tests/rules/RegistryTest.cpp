@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -61,6 +62,36 @@ TEST(Registry, SelectorsMatchPrefixesAndAll) {
     EXPECT_EQ(C.substr(0, 3), "TL3");
   EXPECT_TRUE(R.matching("TL9").empty());
   EXPECT_TRUE(R.matching("XX").empty());
+}
+
+// Rules that name their callees are shown only calls of those names (Linter's dispatcher):
+// each must want calls, and a name reached through an import alias still reaches them.
+TEST(Registry, CalleeNamesBelongToCallRules) {
+  for (auto &R : rules::registry().rules()) {
+    if (R->calleeNames().empty())
+      continue;
+    auto Kinds = R->nodeKinds();
+    EXPECT_NE(std::find(Kinds.begin(), Kinds.end(), "call"), Kinds.end())
+        << R->info().Code << " names callees but does not look at calls";
+    for (std::string_view N : R->calleeNames())
+      EXPECT_TRUE(std::regex_match(std::string(N), std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+          << R->info().Code << ": `" << N << "` is not one part of a name";
+  }
+}
+
+TEST(Registry, CalleeNamesFollowImportAliases) {
+  const std::string Source = "import torch\n"
+                             "from torch import load as fetch, save as store\n"
+                             "from torch.nn import DataParallel as DP\n"
+                             "import torch.serialization as ser\n"
+                             "model = torch.nn.Linear(2, 2)\n"
+                             "state = fetch(path)\n"
+                             "other = ser.load(path)\n"
+                             "store(model, path)\n"
+                             "net = DP(model)\n"
+                             "more = fetchall(path)\n";
+  auto D = lintString(Source, {"TL301", "TL306", "TL401"});
+  EXPECT_EQ(lineCodes(Source, D), (std::vector<std::string>{"6:TL301", "7:TL301", "8:TL306", "9:TL401"}));
 }
 
 } // namespace
