@@ -57,17 +57,17 @@ const CallFacts *RuleContext::call(TSNode Call) {
     return Cached ? &*Cached : nullptr;
   CachedCall = Call;
   Cached.reset();
-  if (auto A = callArgs(Call, Model.text())) {
+  if (auto A = callParts(Call)) {
     std::string Q = Model.qualifiedName(A->Callee);
-    Cached = CallFacts{std::move(*A), std::move(Q), std::nullopt};
+    Cached.emplace(std::move(*A), std::move(Q), Model.text());
   }
   return Cached ? &*Cached : nullptr;
 }
 
 TSNode RuleContext::callee(TSNode Call) {
-  // CallArgs::Callee is the `function` field; call() is null only for a generator argument.
+  // call() is null only for a generator argument.
   const CallFacts *F = call(Call);
-  return F ? F->Args.Callee : field(Call, "function");
+  return F ? F->Callee : field(Call, "function");
 }
 
 const std::optional<AttributeParts> &RuleContext::calleeAttribute(TSNode Call) {

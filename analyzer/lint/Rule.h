@@ -82,13 +82,29 @@ private:
   std::vector<std::unique_ptr<Rule>> Rules;
 };
 
-/// What rules ask of a call, computed once per call node however many rules ask.
-struct CallFacts {
-  CallArgs Args;
+/// What rules ask of a call, computed once per call node however many rules ask. The
+/// arguments are read on first use: most calls are ruled out by their callee alone.
+class CallFacts {
+public:
+  CallFacts(CallArgs Parts, std::string Qualified, const NodeText &Text)
+      : Callee(Parts.Callee), Qualified(std::move(Qualified)), Parts(std::move(Parts)), Text(&Text) {}
+  TSNode Callee;         // the `function` field
   std::string Qualified; // the callee's qualified name, or empty
   /// Whether the call is a DDP program's placement on GPU 0 (rules/common/Distributed.h),
   /// once known: three rules ask of every call.
   mutable std::optional<bool> DdpDefaultGpu;
+  const CallArgs &args() const {
+    if (!Read) {
+      readArguments(Parts, *Text);
+      Read = true;
+    }
+    return Parts;
+  }
+
+private:
+  mutable CallArgs Parts;
+  mutable bool Read = false;
+  const NodeText *Text;
 };
 
 class RuleContext {

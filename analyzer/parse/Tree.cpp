@@ -199,13 +199,9 @@ TSNode CallArgs::arg(std::string_view Name, size_t Index) const {
   return Index < Positional.size() ? Positional[Index] : TSNode{};
 }
 
-std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {
+std::optional<CallArgs> callParts(TSNode Call) {
   if (!is(Call, "call"))
     return std::nullopt;
-  static const TSSymbol KeywordSym = symbolFor("keyword_argument");
-  static const TSSymbol ListSplatSym = symbolFor("list_splat");
-  static const TSSymbol DictSplatSym = symbolFor("dictionary_splat");
-  static const TSSymbol CommentSym = symbolFor("comment");
   CallArgs A;
   // Children by index, not by field: tree-sitter 0.20's field look-up and cursor steps
   // cost several times more than these two reads.
@@ -218,6 +214,14 @@ std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {
   }
   if (!is(A.ArgList, "argument_list"))
     return std::nullopt;
+  return A;
+}
+
+void readArguments(CallArgs &A, const NodeText &Text) {
+  static const TSSymbol KeywordSym = symbolFor("keyword_argument");
+  static const TSSymbol ListSplatSym = symbolFor("list_splat");
+  static const TSSymbol DictSplatSym = symbolFor("dictionary_splat");
+  static const TSSymbol CommentSym = symbolFor("comment");
   // By index for the usual few arguments; a long list (generated code) by cursor, as each
   // look-up by index walks the list from its start.
   uint32_t E = ts_node_named_child_count(A.ArgList);
@@ -239,6 +243,12 @@ std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {
       A.Positional.push_back(C);
     }
   }
+}
+
+std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {
+  auto A = callParts(Call);
+  if (A)
+    readArguments(*A, Text);
   return A;
 }
 

@@ -100,9 +100,18 @@ struct CallArgs {
   TSNode keyword(std::string_view Name) const;
   /// The argument passed as keyword \p Name or else at position \p Index.
   TSNode arg(std::string_view Name, size_t Index) const;
+  /// Like arg(), but after a splat (`*args`) positions say nothing: only the keyword counts.
+  TSNode argUnlessSplat(std::string_view Name, size_t Index) const {
+    return HasSplat ? keyword(Name) : arg(Name, Index);
+  }
 };
 /// Parts of a `call` node; nullopt for other nodes or generator-argument calls.
 std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text);
+/// The callee and argument list of a `call` node, without reading the arguments (the costly
+/// part: each child look-up walks the list); nullopt where callArgs() is.
+std::optional<CallArgs> callParts(TSNode Call);
+/// Reads the arguments of \p A, whose Callee and ArgList callParts() set.
+void readArguments(CallArgs &A, const NodeText &Text);
 
 /// For `a.b.c(...)` style callees: the attribute name (c) and the object (a.b).
 struct AttributeParts {

@@ -153,7 +153,7 @@ std::string moveKey(const CallArgs &A, std::string_view Name, const SemanticMode
   const NodeText &T = M.text();
   if (Name == "cpu")
     return "cpu";
-  TSNode Dev = A.HasSplat ? A.keyword("device") : A.arg("device", 0);
+  TSNode Dev = A.argUnlessSplat("device", 0);
   if (Name == "cuda" && ts_node_is_null(Dev))
     return "cuda";
   if (ts_node_is_null(Dev))

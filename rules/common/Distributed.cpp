@@ -224,7 +224,6 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
     return std::nullopt;
   if (M.inRole(N.Scope, RoleDataWorker))
     return std::nullopt; // TL108 speaks in DataLoader workers
-  const CallArgs &A = Facts.Args;
   const std::string &Q = Facts.Qualified;
 
   // Is this call a placement on the default CUDA device? (Cheap checks first: most calls
@@ -241,7 +240,8 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
       return std::nullopt;
     Out.Range = RuleContext::range(N.Node);
     Out.IndexZero = D->Index.has_value();
-  } else if (!ts_node_is_null(methodReceiver(A, M, "cuda"))) {
+  } else if (!ts_node_is_null(methodReceiver(Facts.Callee, M, "cuda"))) {
+    const CallArgs &A = Facts.args();
     if (A.HasSplat)
       return std::nullopt;
     TSNode Dev = A.arg("device", 0);
@@ -256,10 +256,10 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
     }
   } else {
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(A, M, "to")))
-      Dev = A.HasSplat ? A.keyword("device") : A.arg("device", 0);
+    if (!ts_node_is_null(methodReceiver(Facts.Callee, M, "to")))
+      Dev = Facts.args().argUnlessSplat("device", 0);
     else if (startsWith(Q, "torch.") && !isCudaApi(Q))
-      Dev = A.keyword("device");
+      Dev = Facts.args().keyword("device");
     if (ts_node_is_null(Dev))
       return std::nullopt;
     Spelled S = defaultCuda(Dev, M, true);

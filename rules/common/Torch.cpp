@@ -115,15 +115,19 @@ std::optional<std::string_view> literalDevice(TSNode N, const SemanticModel &M, 
 }
 
 TSNode methodReceiver(const CallArgs &A, const SemanticModel &M, std::string_view Name) {
+  return methodReceiver(A.Callee, M, Name);
+}
+
+TSNode methodReceiver(TSNode CalleeNode, const SemanticModel &M, std::string_view Name) {
   // An attribute ends with its name, a whole identifier: most calls are ruled out by their
   // text alone (`x.to` passes, `x.proto` and `goto` do not).
-  std::string_view Callee = M.text()(A.Callee);
+  std::string_view Callee = M.text()(CalleeNode);
   if (Callee.size() <= Name.size() || Callee.substr(Callee.size() - Name.size()) != Name)
     return TSNode{};
   char Before = Callee[Callee.size() - Name.size() - 1];
   if (std::isalnum(static_cast<unsigned char>(Before)) || Before == '_')
     return TSNode{};
-  auto P = attributeParts(A.Callee, M.text());
+  auto P = attributeParts(CalleeNode, M.text());
   if (!P || P->Name != Name)
     return TSNode{};
   std::string Q = M.qualifiedName(P->Object);

@@ -109,7 +109,7 @@ public:
 
 private:
   static void checkDeviceIds(const NodeRef &N, const CallFacts &Facts, RuleContext &Ctx) {
-    const CallArgs &A = Facts.Args;
+    const CallArgs &A = Facts.args();
     TSNode Ids = A.keyword("device_ids");
     if (ts_node_is_null(Ids) && !A.HasSplat && A.Positional.size() > 1)
       Ids = A.Positional[1];

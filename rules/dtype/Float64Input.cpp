@@ -51,21 +51,21 @@ public:
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const CallFacts *Facts = Ctx.call(N.Node);
-    if (!Facts || !Facts->Qualified.empty() || Facts->Args.HasSplat)
+    if (!Facts || !Facts->Qualified.empty())
       return;
     const flow::DeviceFlow *F = Ctx.flow();
     if (!F)
       return;
-    const flow::Value *Mod = F->valueOf(Facts->Args.Callee);
+    const flow::Value *Mod = F->valueOf(Facts->Callee);
     if (!Mod || Mod->Kind != flow::ValueKind::Module || Mod->Type != flow::DType::Float32 ||
-        Mod->has(flow::FlagParamless))
+        Mod->has(flow::FlagParamless) || Facts->args().HasSplat)
       return;
     const NodeText &Text = Ctx.text();
-    for (TSNode Arg : Facts->Args.Positional) {
+    for (TSNode Arg : Facts->args().Positional) {
       const flow::Value *V = F->valueOf(Arg);
       if (!V || !V->isTensor() || V->Type != flow::DType::Float64)
         continue;
-      std::string X = shortText(Arg, Text), M = shortText(Facts->Args.Callee, Text);
+      std::string X = shortText(Arg, Text), M = shortText(Facts->Callee, Text);
       Diagnostic &D = Ctx.report(Arg, "`" + X + "` is float64 but `" + M +
                                           "` is a float32 module: the call fails with `expected scalar type "
                                           "Float but found Double`; convert it with `.float()`");

@@ -49,12 +49,12 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts || !Facts->Qualified.empty())
       return;
-    TSNode NB = Facts->Args.keyword("non_blocking");
+    TSNode NB = Facts->args().keyword("non_blocking");
     if (!is(NB, "true"))
       return;
-    TSNode Recv = methodReceiver(Facts->Args, Ctx.model(), "to");
+    TSNode Recv = methodReceiver(Facts->Callee, Ctx.model(), "to");
     if (ts_node_is_null(Recv))
-      Recv = methodReceiver(Facts->Args, Ctx.model(), "cuda");
+      Recv = methodReceiver(Facts->Callee, Ctx.model(), "cuda");
     if (ts_node_is_null(Recv))
       return;
     const flow::DeviceFlow *F = Ctx.flow();

@@ -60,13 +60,13 @@ public:
     const NodeText &Text = Ctx.text();
     TSNode Tensor{};
     std::string What;
-    if (is(Facts->Args.Callee, "identifier") && Text(Facts->Args.Callee) == "float" &&
-        Facts->Args.Positional.size() == 1 && Facts->Args.Keywords.empty()) {
-      Tensor = Facts->Args.Positional[0];
+    if (is(Facts->Callee, "identifier") && Text(Facts->Callee) == "float" &&
+        Facts->args().Positional.size() == 1 && Facts->args().Keywords.empty()) {
+      Tensor = Facts->args().Positional[0];
       What = "float(...)";
-    } else if (Facts->Qualified.empty() && Facts->Args.Positional.empty()) {
+    } else if (Facts->Qualified.empty() && Facts->args().Positional.empty()) {
       for (std::string_view M : {"item", "cpu", "numpy", "tolist"}) {
-        TSNode R = methodReceiver(Facts->Args, Ctx.model(), M);
+        TSNode R = methodReceiver(Facts->Callee, Ctx.model(), M);
         if (!ts_node_is_null(R)) {
           Tensor = R;
           What = "." + std::string(M) + "()";

@@ -116,11 +116,10 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    const CallArgs *A = &Facts->Args;
     bool Cuda = false;
-    TSNode Receiver = methodReceiver(*A, M, "to");
+    TSNode Receiver = methodReceiver(Facts->Callee, M, "to");
     if (ts_node_is_null(Receiver)) {
-      Receiver = methodReceiver(*A, M, "cuda");
+      Receiver = methodReceiver(Facts->Callee, M, "cuda");
       Cuda = true;
     }
     if (ts_node_is_null(Receiver))
@@ -132,7 +131,7 @@ public:
     if (cachedOnModule(N.Node, M.text()))
       return;
     if (!Cuda) {
-      TSNode Dev = A->HasSplat ? A->keyword("device") : A->arg("device", 0);
+      TSNode Dev = Facts->args().argUnlessSplat("device", 0);
       if (!movesToDevice(Dev, M))
         return;
     }

@@ -68,8 +68,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    const CallArgs *A = &Facts->Args;
-    if (!ts_node_is_null(methodReceiver(*A, M, "cuda"))) {
+    if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "cuda"))) {
       report(Ctx, methodCallRange(N.Node), "`.cuda()`");
       return;
     }
@@ -79,7 +78,7 @@ public:
       return;
     }
     if (Q == "torch.load") {
-      TSNode Where = A->HasSplat ? A->keyword("map_location") : A->arg("map_location", 1);
+      TSNode Where = Facts->args().argUnlessSplat("map_location", 1);
       if (ts_node_is_null(Where) || is(Where, "integer"))
         return;
       if (auto D = spelledDevice(Where, M); D && D->Type == "cuda")
@@ -87,11 +86,11 @@ public:
       return;
     }
     TSNode Dev{};
-    bool To = !ts_node_is_null(methodReceiver(*A, M, "to"));
+    bool To = !ts_node_is_null(methodReceiver(Facts->Callee, M, "to"));
     if (To)
-      Dev = A->HasSplat ? A->keyword("device") : A->arg("device", 0);
+      Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && Q.rfind("torch.cuda.", 0) != 0 && Q != "torch.device")
-      Dev = A->keyword("device");
+      Dev = Facts->args().keyword("device");
     if (ts_node_is_null(Dev))
       return;
     auto D = spelledDevice(Dev, M);

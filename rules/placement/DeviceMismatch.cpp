@@ -76,11 +76,22 @@ public:
       return;
     }
     const CallFacts *Facts = Ctx.call(N.Node);
-    if (!Facts || Facts->Args.HasSplat)
+    if (!Facts)
       return;
-    const CallArgs &A = Facts->Args;
     std::string_view Q = Facts->Qualified;
-    if (Q == "torch.cat" || Q == "torch.stack" || Q == "torch.concat") {
+    bool Joins = Q == "torch.cat" || Q == "torch.stack" || Q == "torch.concat";
+    bool Pairs = Q == "torch.matmul" || Q == "torch.mm" || Q == "torch.bmm" || Q == "torch.add" ||
+                 Q == "torch.mul" || Q == "torch.sub" || Q == "torch.div" || Q == "torch.maximum" ||
+                 Q == "torch.minimum" || (startsWith(Q, "torch.nn.functional.") && isLoss(lastComponent(Q)));
+    // Otherwise only a module call: the callee is a module the flow knows. (All decided
+    // before the arguments are read, which costs more.)
+    const flow::Value *Mod = Q.empty() ? F->valueOf(Facts->Callee) : nullptr;
+    if (!Joins && !Pairs && Q != "torch.where" && (!Mod || Mod->Kind != flow::ValueKind::Module))
+      return;
+    const CallArgs &A = Facts->args();
+    if (A.HasSplat)
+      return;
+    if (Joins) {
       if (A.Positional.empty() || !(is(A.Positional[0], "list") || is(A.Positional[0], "tuple")))
         return;
       std::vector<TSNode> Els = namedChildren(A.Positional[0]);
@@ -89,9 +100,7 @@ public:
           return;
       return;
     }
-    if (Q == "torch.matmul" || Q == "torch.mm" || Q == "torch.bmm" || Q == "torch.add" || Q == "torch.mul" ||
-        Q == "torch.sub" || Q == "torch.div" || Q == "torch.maximum" || Q == "torch.minimum" ||
-        (startsWith(Q, "torch.nn.functional.") && isLoss(lastComponent(Q)))) {
+    if (Pairs) {
       if (A.Positional.size() >= 2)
         pair(N.Node, A.Positional[0], A.Positional[1], *F, Ctx, InForward);
       return;
@@ -101,12 +110,6 @@ public:
         pair(N.Node, A.Positional[1], A.Positional[2], *F, Ctx, InForward);
       return;
     }
-    if (!Q.empty())
-      return;
-    // A module call: the callee is a module the flow knows.
-    const flow::Value *Mod = F->valueOf(A.Callee);
-    if (!Mod || Mod->Kind != flow::ValueKind::Module)
-      return;
     if (Mod->has(flow::FlagParamless)) { // a loss module: its operands must agree
       if (A.Positional.size() >= 2)
         pair(N.Node, A.Positional[0], A.Positional[1], *F, Ctx, InForward);

@@ -76,9 +76,9 @@ public:
       Operands = {field(N.Node, "left"), field(N.Node, "right")};
     } else {
       const CallFacts *Facts = Ctx.call(N.Node);
-      if (!Facts || Facts->Args.HasSplat)
+      if (!Facts || Facts->args().HasSplat)
         return;
-      const CallArgs &A = Facts->Args;
+      const CallArgs &A = Facts->args();
       std::string_view Q = Facts->Qualified;
       if ((Q == "torch.cat" || Q == "torch.stack" || Q == "torch.concat") && !A.Positional.empty() &&
           (is(A.Positional[0], "list") || is(A.Positional[0], "tuple")))

@@ -76,7 +76,6 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    const CallArgs *A = &Facts->Args;
     if (ddpDefaultGpuPlacement(N, *Facts, M))
       return; // TL402 speaks: every rank lands on GPU 0
 
@@ -88,20 +87,20 @@ public:
                          "use the device chosen once for the program");
       return;
     }
-    if (!ts_node_is_null(methodReceiver(*A, M, "cuda"))) {
+    if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "cuda"))) {
       // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones).
-      if (A->HasSplat || !A->Positional.empty() || !ts_node_is_null(A->keyword("device")) ||
-          inMapLocation(N.Node, M))
+      const CallArgs &A = Facts->args();
+      if (A.HasSplat || !A.Positional.empty() || !ts_node_is_null(A.keyword("device")) || inMapLocation(N.Node, M))
         return;
       Ctx.report(methodCallRange(N.Node), "`.cuda()` hardcodes CUDA, so this line fails on machines without it; "
                                           "use `.to(device)` with the device chosen once for the program");
       return;
     }
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(*A, M, "to")))
-      Dev = A->HasSplat ? A->keyword("device") : A->arg("device", 0);
+    if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "to")))
+      Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
-      Dev = A->keyword("device");
+      Dev = Facts->args().keyword("device");
     // `torch.device("cuda")` as the argument is reported on its own.
     if (ts_node_is_null(Dev) || !is(Dev, "string") || !plainCuda(spelledDevice(Dev, M)) ||
         inMapLocation(N.Node, M))

@@ -76,7 +76,6 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    const CallArgs *A = &Facts->Args;
     if (ddpDefaultGpuPlacement(N, *Facts, M))
       return; // TL402 speaks: every rank lands on GPU 0
 
@@ -89,11 +88,12 @@ public:
       return;
     }
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(*A, M, "cuda")) || !ts_node_is_null(methodReceiver(*A, M, "to")) ||
+    if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "cuda")) ||
+        !ts_node_is_null(methodReceiver(Facts->Callee, M, "to")) ||
         Q == "torch.cuda.set_device" || Q == "torch.cuda.device")
-      Dev = A->HasSplat ? A->keyword("device") : A->arg("device", 0);
+      Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
-      Dev = A->keyword("device");
+      Dev = Facts->args().keyword("device");
     if (ts_node_is_null(Dev))
       return;
     // `torch.device("cuda", 1)` as the argument is reported on its own.

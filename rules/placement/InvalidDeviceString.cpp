@@ -64,27 +64,27 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    const CallArgs *A = &Facts->Args;
     const std::string &Q = Facts->Qualified;
     if (Q == "torch.device") {
-      if (!A->HasSplat)
-        checkString(A->arg("type", 0), Ctx);
+      if (!Facts->args().HasSplat)
+        checkString(Facts->args().arg("type", 0), Ctx);
       return;
     }
     // `.to("GPU")` is also another library's method (OpenVINO spells devices in capitals).
-    bool To = !ts_node_is_null(methodReceiver(*A, M, "to")) && importsTorch(M);
-    if (To || !ts_node_is_null(methodReceiver(*A, M, "cuda"))) {
-      checkString(A->HasSplat ? A->keyword("device") : A->arg("device", 0), Ctx);
+    bool To = !ts_node_is_null(methodReceiver(Facts->Callee, M, "to")) && importsTorch(M);
+    if (To || !ts_node_is_null(methodReceiver(Facts->Callee, M, "cuda"))) {
+      checkString(Facts->args().argUnlessSplat("device", 0), Ctx);
       return;
     }
     if (Q.rfind("torch.", 0) != 0)
       return;
     if (Q == "torch.set_default_device" || Q == "torch.cuda.set_device" || Q == "torch.cuda.device") {
-      checkString(A->HasSplat ? A->keyword("device") : A->arg("device", 0), Ctx);
+      checkString(Facts->args().argUnlessSplat("device", 0), Ctx);
       return;
     }
-    checkString(Q == "torch.load" && !A->HasSplat ? A->arg("map_location", 1) : A->keyword("map_location"), Ctx);
-    checkString(A->keyword("device"), Ctx);
+    const CallArgs &A = Facts->args();
+    checkString(Q == "torch.load" ? A.argUnlessSplat("map_location", 1) : A.keyword("map_location"), Ctx);
+    checkString(A.keyword("device"), Ctx);
   }
 
 private:
