@@ -369,5 +369,6 @@ int main(int Argc, char **Argv) {
     llvm::errs() << ErrText;
     return ExitError;
   }
+  keepFreedMemory();
   return check(R);
 }

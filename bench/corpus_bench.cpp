@@ -290,6 +290,7 @@ int main(int argc, char **argv) {
                               "torchlint corpus benchmark: tree-sitter parse time vs full analysis time\n");
   if (Repeat == 0)
     Repeat = 1;
+  keepFreedMemory(); // as the CLI does: both phases run with the allocator tuned alike
   unsigned Runs = Check ? 1 : Repeat;
 
   std::vector<std::string> RootList(Roots.begin(), Roots.end());

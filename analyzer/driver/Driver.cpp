@@ -10,6 +10,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -157,6 +160,13 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
     Cache->update(std::move(New));
   }
   return Out;
+}
+
+void keepFreedMemory() {
+#if defined(__GLIBC__)
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
 }
 
 void forEachIndex(size_t Count, unsigned Jobs, const std::function<void(size_t)> &Work) {

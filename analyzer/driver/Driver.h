@@ -37,6 +37,13 @@ FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSetting
 /// one at a time through a shared counter, so one big file never holds up a whole chunk.
 void forEachIndex(size_t Count, unsigned Jobs, const std::function<void(size_t)> &Work);
 
+/// For a batch run over many files: glibc gives the free memory at the top of the heap back
+/// to the system as soon as 128 KB of it are free, so linting file after file faults the
+/// same pages in again for every tree (5-8% of a one-thread run over PyTorch's sources).
+/// Keeps up to 256 MB for reuse instead (the peak memory stays the same); a no-op with
+/// other C libraries.
+void keepFreedMemory();
+
 /// Lints \p Files on \p Jobs threads. With \p Cache, files whose content, settings and
 /// torchlint build match a stored entry are not parsed again (and not even read when they
 /// had no findings and their size and mtime match); the cache is updated, not saved.
