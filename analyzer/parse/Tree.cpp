@@ -12,6 +12,17 @@ const TSLanguage *pythonLanguage() {
   return L;
 }
 
+const std::vector<std::string_view> &symbolNames() {
+  static const std::vector<std::string_view> Names = [] {
+    const TSLanguage *L = pythonLanguage();
+    std::vector<std::string_view> N(ts_language_symbol_count(L));
+    for (uint32_t S = 0; S < N.size(); ++S)
+      N[S] = ts_language_symbol_name(L, static_cast<TSSymbol>(S));
+    return N;
+  }();
+  return Names;
+}
+
 TSSymbol symbolFor(std::string_view Kind) {
   return ts_language_symbol_for_name(pythonLanguage(), Kind.data(), static_cast<uint32_t>(Kind.size()),
                                      true);

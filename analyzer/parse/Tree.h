@@ -47,7 +47,14 @@ private:
   std::string_view Source;
 };
 
-inline std::string_view kind(TSNode N) { return ts_node_type(N); }
+/// The grammar's name of each symbol, by symbol: kind() is one read where ts_node_type
+/// looks the name up and the comparison measures it (a million questions per run).
+const std::vector<std::string_view> &symbolNames();
+inline std::string_view kind(TSNode N) {
+  const std::vector<std::string_view> &Names = symbolNames();
+  TSSymbol S = ts_node_symbol(N);
+  return S < Names.size() ? Names[S] : std::string_view(ts_node_type(N)); // ERROR is past the table
+}
 inline bool is(TSNode N, std::string_view K) { return !ts_node_is_null(N) && kind(N) == K; }
 TSNode field(TSNode N, std::string_view Name);
 std::vector<TSNode> namedChildren(TSNode N);
