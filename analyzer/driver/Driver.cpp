@@ -18,10 +18,6 @@
 
 namespace torchlint {
 
-namespace {
-
-/// The whole file, read straight into the string the lint will own (through a MemoryBuffer
-/// every file would be copied once more).
 llvm::ErrorOr<std::string> readText(const std::string &Path) {
   int FD = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
   if (FD < 0)
@@ -50,8 +46,6 @@ llvm::ErrorOr<std::string> readText(const std::string &Path) {
   Text.resize(Got);
   return Text;
 }
-
-} // namespace
 
 std::string checkLintable(std::string_view Text) {
   if (Text.size() > MaxFileBytes)

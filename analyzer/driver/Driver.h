@@ -7,6 +7,8 @@
 #include "driver/Discovery.h"
 #include "lint/Linter.h"
 
+#include <llvm/Support/ErrorOr.h>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,6 +33,9 @@ inline constexpr size_t MaxFileBytes = 64u << 20;
 std::string checkLintable(std::string_view Text);
 
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S);
+/// The whole file, read straight into the string the lint will own (through a MemoryBuffer
+/// every file would be copied once more).
+llvm::ErrorOr<std::string> readText(const std::string &Path);
 FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S);
 
 /// Runs \p Work(I) for every I below \p Count on up to \p Jobs threads. Indices are handed out

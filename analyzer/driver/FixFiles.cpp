@@ -2,9 +2,7 @@
 #include "driver/FixFiles.h"
 
 #include "driver/AtomicWrite.h"
-
-#include <llvm/Support/MemoryBuffer.h>
-
+#include "driver/Driver.h"
 
 namespace torchlint {
 
@@ -37,17 +35,17 @@ namespace {
 
 FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver &Resolver, const FixOptions &Base,
                  bool Write) {
-  auto Buf = llvm::MemoryBuffer::getFile(DF.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf) {
+  auto Text = readText(DF.Path);
+  if (!Text) {
     FixedFile F;
     F.Outcome.Path = DF.Path;
-    F.Outcome.Error = "cannot read: " + Buf.getError().message();
+    F.Outcome.Error = "cannot read: " + Text.getError().message();
     return F;
   }
   FixOptions O = Base;
   O.Fixable = Resolver.fixableFor(*DF.Cfg);
   LintSettings S = Resolver.settingsFor(*DF.Cfg, DF.Path);
-  FixedFile F = fixSource(DF.Path, (*Buf)->getBuffer().str(), L, S, O);
+  FixedFile F = fixSource(DF.Path, std::move(*Text), L, S, O);
   if (!Write || !F.changed() || !F.Outcome.Error.empty())
     return F;
   if (llvm::Error E = writeFileAtomically(DF.Path, F.After)) {

@@ -91,17 +91,17 @@ std::optional<std::string_view> stringLiteral(TSNode N, const NodeText &Text);
 /// The integer value of a small decimal literal, if \p N is one.
 std::optional<long> intLiteral(TSNode N, const NodeText &Text);
 
-/// A call's parts: callee, positional and keyword arguments.
 /// Arguments of one call: inline storage for the usual few, so reading a call allocates
 /// nothing (every call of a file is read once or more).
 using ArgNodes = llvm::SmallVector<TSNode, 4>;
 using KeywordArgs = llvm::SmallVector<std::pair<std::string_view, TSNode>, 3>;
 
+/// A call's parts: callee, positional and keyword arguments.
 struct CallArgs {
   TSNode Callee{};
   TSNode ArgList{};
   ArgNodes Positional;
-  KeywordArgs Keywords;                   // name -> value
+  KeywordArgs Keywords;                       // name -> value
   llvm::SmallVector<TSNode, 3> KeywordNodes; // the keyword_argument nodes
   bool HasSplat = false; // *args or **kwargs: the call may pass anything
   TSNode keyword(std::string_view Name) const;

@@ -114,10 +114,6 @@ std::optional<std::string_view> literalDevice(TSNode N, const SemanticModel &M, 
   return S;
 }
 
-TSNode methodReceiver(const CallArgs &A, const SemanticModel &M, std::string_view Name) {
-  return methodReceiver(A.Callee, M, Name);
-}
-
 TSNode methodReceiver(TSNode CalleeNode, const SemanticModel &M, std::string_view Name) {
   // An attribute ends with its name, a whole identifier: most calls are ruled out by their
   // text alone (`x.to` passes, `x.proto` and `goto` do not).

@@ -42,7 +42,6 @@ std::string calleeName(TSNode Call, const SemanticModel &M);
 /// `obj.NAME(...)` called as a method: the callee is an attribute named \p Name whose
 /// object is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function).
 /// Returns the callee's object, or a null node.
-TSNode methodReceiver(const CallArgs &A, const SemanticModel &M, std::string_view Name);
 TSNode methodReceiver(TSNode Callee, const SemanticModel &M, std::string_view Name);
 
 /// A valid device the source spells out: a string (`"cuda:1"`), `torch.device(...)` with a
