@@ -266,7 +266,7 @@ std::string DeviceFlow::dtypeReason(const Value &V) const { return reason(V.Type
 // ---------------------------------------------------------------------------------------
 
 void DeviceFlow::Impl::run() {
-  std::string_view Src = Text(Root);
+  std::string_view Src = Text.source(); // trigger offsets are the nodes' byte offsets
   // Code that changes the default device makes every factory's device unknown.
   FactoriesUnknown = Src.find("set_default_device") != std::string_view::npos ||
                      Src.find("set_default_tensor_type") != std::string_view::npos;
@@ -306,62 +306,72 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
     return T;
   }();
   const auto *Bytes = reinterpret_cast<const unsigned char *>(Src.data());
-  for (size_t I = 0, N = Src.size(); I + 1 < N; ++I) { // every trigger is longer than one byte
-    unsigned K = Bytes[I] | (Bytes[I + 1] << 8);
-    if (!((Pairs[K >> 6] >> (K & 63)) & 1))
-      continue;
-    bool Hit = false;
-    switch (Src[I]) {
-    case '.':
-      switch (Src[I + 1]) {
-      case 't':
-        Hit = At(I + 1, "to(") || At(I + 1, "tolist(");
-        break;
-      case 'c':
-        Hit = At(I + 1, "cuda(") || At(I + 1, "cpu(");
-        break;
-      case 'f':
-        Hit = At(I + 1, "float(");
+  auto Scan = [&](size_t From, size_t To) {
+    for (size_t I = From, N = Src.size(); I < To && I + 1 < N; ++I) { // every trigger is longer than one byte
+      unsigned K = Bytes[I] | (Bytes[I + 1] << 8);
+      if (!((Pairs[K >> 6] >> (K & 63)) & 1))
+        continue;
+      bool Hit = false;
+      switch (Src[I]) {
+      case '.':
+        switch (Src[I + 1]) {
+        case 't':
+          Hit = At(I + 1, "to(") || At(I + 1, "tolist(");
+          break;
+        case 'c':
+          Hit = At(I + 1, "cuda(") || At(I + 1, "cpu(");
+          break;
+        case 'f':
+          Hit = At(I + 1, "float(");
+          break;
+        case 'd':
+          Hit = At(I + 1, "double(");
+          break;
+        case 'h':
+          Hit = At(I + 1, "half(");
+          break;
+        case 'b':
+          Hit = At(I + 1, "bfloat16(");
+          break;
+        case 'l':
+          Hit = At(I + 1, "long(");
+          break;
+        case 'i':
+          Hit = At(I + 1, "int(") || At(I + 1, "item(");
+          break;
+        case 'n':
+          Hit = At(I + 1, "numpy(");
+          break;
+        }
         break;
       case 'd':
-        Hit = At(I + 1, "double(");
+        Hit = At(I, "device");
         break;
-      case 'h':
-        Hit = At(I + 1, "half(");
-        break;
-      case 'b':
-        Hit = At(I + 1, "bfloat16(");
-        break;
-      case 'l':
-        Hit = At(I + 1, "long(");
-        break;
-      case 'i':
-        Hit = At(I + 1, "int(") || At(I + 1, "item(");
+      case 'D':
+        Hit = At(I, "DataLoader");
         break;
       case 'n':
-        Hit = At(I + 1, "numpy(");
+        Hit = At(I, "numpy") || At(I, "np.") || At(I, "non_blocking");
+        break;
+      case 'f':
+        Hit = At(I, "float64") || At(I, "float(");
+        break;
+      case 'm':
+        Hit = At(I, "mps");
         break;
       }
-      break;
-    case 'd':
-      Hit = At(I, "device");
-      break;
-    case 'D':
-      Hit = At(I, "DataLoader");
-      break;
-    case 'n':
-      Hit = At(I, "numpy") || At(I, "np.") || At(I, "non_blocking");
-      break;
-    case 'f':
-      Hit = At(I, "float64") || At(I, "float(");
-      break;
-    case 'm':
-      Hit = At(I, "mps");
-      break;
+      if (Hit)
+        Triggers.push_back(static_cast<uint32_t>(I));
     }
-    if (Hit)
-      Triggers.push_back(static_cast<uint32_t>(I));
+  };
+  // Only code counts: a docstring or comment that speaks of devices moves nothing.
+  size_t Code = 0;
+  for (auto [Begin, End] : M.proseRanges()) {
+    if (Begin > Code)
+      Scan(Code, Begin);
+    Code = std::max<size_t>(Code, End);
   }
+  Scan(Code, Src.size());
 }
 
 bool DeviceFlow::Impl::mayMatter(TSNode N) const {

@@ -81,6 +81,9 @@ public:
   /// The class a function scope is a method of (directly), or nullptr.
   const ClassInfo *methodClass(int32_t ScopeId) const;
   bool inRole(int32_t ScopeId, FunctionRole R) const { return (Scopes[ScopeId].Roles & R) != 0; }
+  /// Byte ranges of the plain string literals and comments the walk met, in document order:
+  /// prose, not code (docstrings are a good part of a library's bytes).
+  const std::vector<std::pair<uint32_t, uint32_t>> &proseRanges() const { return Prose; }
   /// Whether a local name is a class in this file deriving from nn.Module.
   const ClassInfo *localClass(std::string_view Name) const;
 
@@ -92,6 +95,7 @@ public:
   void setClassScope(int32_t Class, int32_t ScopeId) { Classes[Class].Scope = ScopeId; }
   void noteSelfCall(int32_t FromScope, std::string_view Method);
   void noteWorkerCallback(int32_t FromScope, TSNode Value);
+  void noteProse(TSNode N) { Prose.emplace_back(ts_node_start_byte(N), ts_node_end_byte(N)); }
   /// Resolves class kinds and function roles once the walk is done.
   void finish();
 
@@ -111,6 +115,7 @@ private:
   std::vector<ClassInfo> Classes;
   std::vector<std::pair<int32_t, std::string_view>> SelfCalls; // (function scope, method name)
   std::vector<std::pair<int32_t, TSNode>> WorkerCallbacks;     // values of collate_fn= etc.
+  std::vector<std::pair<uint32_t, uint32_t>> Prose;
 };
 
 bool isModuleBase(std::string_view Qualified);

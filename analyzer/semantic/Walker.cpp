@@ -267,6 +267,7 @@ private:
     }();
     if (CommentKind.contains(Sym)) {
       R.Comments.push_back(N);
+      M.noteProse(N);
       return F;
     }
 
@@ -359,6 +360,8 @@ private:
       std::string_view T = Text(N);
       size_t Quote = T.find_first_of("'\"");
       F.Leaf = !AnyError && Quote != std::string_view::npos && T.substr(0, Quote).find_first_of("fF") == std::string_view::npos;
+      if (F.Leaf)
+        M.noteProse(N);
       break;
     }
     case WK::Other:

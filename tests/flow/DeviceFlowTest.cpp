@@ -203,5 +203,29 @@ TEST(DeviceFlowTransfer, DeepNestingStaysBounded) {
   EXPECT_FALSE(B.at("out").Dev.known()); // deep loops start from a state that knows nothing
 }
 
+TEST(DeviceFlowScope, OnlyCodeWordsMakeAFunctionWorthAnalysing) {
+  // Words in a docstring or a comment move nothing: the function is left alone. The same
+  // word in code gets it analysed.
+  Analysed Prose("import torch\n"
+                 "def f():\n"
+                 "    \"\"\"Builds x; callers move it with x.to(device).\"\"\"\n"
+                 "    x = torch.zeros(3)  # x.cuda() here would be wrong\n"
+                 "    return x\n");
+  EXPECT_EQ(Prose.at("x").Kind, ValueKind::Unknown);
+  Analysed Code("import torch\n"
+                "def f(device):\n"
+                "    \"\"\"Builds x.\"\"\"\n"
+                "    x = torch.zeros(3)\n"
+                "    return x\n");
+  EXPECT_EQ(Code.at("x").Dev.Kind, DeviceKind::Cpu);
+}
+
+TEST(DeviceFlowScope, LeadingBlankLinesDoNotShiftTriggers) {
+  // The only trigger is the parameter's name, a few bytes into the function: found at its
+  // place in the file, not at its offset from the first token.
+  Analysed A(std::string(60, '\n') + "import torch\ndef f(device):\n    x = torch.zeros(3)\n    return x\n");
+  EXPECT_EQ(A.at("x").Dev.Kind, DeviceKind::Cpu);
+}
+
 } // namespace
 } // namespace torchlint::flow
