@@ -57,7 +57,17 @@ const CallFacts *RuleContext::call(TSNode Call) {
     return Cached ? &*Cached : nullptr;
   CachedCall = Call;
   Cached.reset();
-  if (auto A = callParts(Call)) {
+  std::optional<CallArgs> A;
+  if (Node && !ts_node_is_null(Node->ArgList) && ts_node_eq(Node->Node, Call)) {
+    if (is(Node->ArgList, "argument_list")) { // not a generator argument
+      A.emplace();
+      A->Callee = Node->Callee;
+      A->ArgList = Node->ArgList;
+    }
+  } else {
+    A = callParts(Call);
+  }
+  if (A) {
     std::string Q = Model.qualifiedName(A->Callee);
     Cached.emplace(std::move(*A), std::move(Q), Model.text());
   }

@@ -53,6 +53,9 @@ struct NodeRef {
   TSNode Node;
   int32_t Scope; // innermost enclosing scope
   uint8_t Flags;
+  // For a `call` of the plain shape (a callee and its argument list, no comment between):
+  // its two children, as the walk met them; null otherwise.
+  TSNode Callee{}, ArgList{};
 };
 
 class SemanticModel {

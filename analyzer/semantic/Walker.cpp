@@ -67,6 +67,8 @@ struct Frame {
   bool Leaf;       // nothing below matters (a plain string, an inert expression, no children)
   uint32_t Children; // ts_node_child_count: the cursor's children of this node
   uint32_t Later;    // siblings after this node (no failed cursor step past the last one)
+  int32_t Call;      // for a wanted `call` with two children: its index in WalkResult::Nodes
+  uint32_t Seen;     // children entered so far
 };
 
 bool endsInExit(TSNode Block, const NodeText &Text) {
@@ -209,7 +211,7 @@ private:
   }
 
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0};
+    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, -1, 0};
     bool Named = ts_node_is_named(N);
     std::string_view Field = FieldName ? FieldName : "";
     if (P) {
@@ -245,6 +247,12 @@ private:
       }
       if (Named)
         ++P->NamedSeen;
+      // A call's parts, met on the way: rules would otherwise look them up again.
+      if (P->Call >= 0) {
+        NodeRef &Ref = R.Nodes[P->Call];
+        (P->Seen == 0 ? Ref.Callee : Ref.ArgList) = N;
+      }
+      ++P->Seen;
     }
 
     TSSymbol Sym = ts_node_symbol(N);
@@ -379,10 +387,13 @@ private:
       F.Leaf = inert(B, E);
     }
 
-    if (!F.InError && Wanted.contains(Sym))
+    if (!F.InError && Wanted.contains(Sym)) {
+      if (F.Children == 2 && kindOf(Sym) == WK::Call && !F.Leaf)
+        F.Call = static_cast<int32_t>(R.Nodes.size());
       R.Nodes.push_back(NodeRef{N, F.Scope,
                                 static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
                                                     (F.Set ? FlagAfterSetDevice : 0))});
+    }
     return F;
   }
 
