@@ -100,6 +100,13 @@ public:
     }
     return Parts;
   }
+  /// The argument passed as keyword \p Name, or null. Without reading the arguments when
+  /// their text does not hold the name: most calls pass no `device=`.
+  TSNode keyword(std::string_view Name) const {
+    if (!Read && (*Text)(Parts.ArgList).find(Name) == std::string_view::npos)
+      return TSNode{};
+    return args().keyword(Name);
+  }
 
 private:
   mutable CallArgs Parts;

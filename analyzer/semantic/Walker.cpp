@@ -298,7 +298,8 @@ private:
       F.ExitGuard = mentionsAccelerator(Text(N));
       break;
     case WK::ExpressionStatement:
-      if (ts_node_named_child_count(N) == 1 && is(ts_node_named_child(N, 0), "call")) {
+      if (Text(N).find("set_device") != std::string_view::npos && ts_node_named_child_count(N) == 1 &&
+          is(ts_node_named_child(N, 0), "call")) {
         // After `torch.cuda.set_device(rank)`, `.cuda()` means the device that was chosen.
         std::string_view Callee = Text(field(ts_node_named_child(N, 0), "function"));
         F.SetsDevice = Callee.size() >= 15 && Callee.substr(Callee.size() - 15) == "cuda.set_device";
@@ -434,8 +435,14 @@ private:
   }
 
   void noteCall(TSNode N, int32_t ScopeId) {
-    // Text first: almost no call is `self.method(...)` or a DataLoader.
-    std::string_view Callee = Text(ts_node_child(N, 0));
+    // Text first: almost no call is `self.method(...)` or a DataLoader. A callee that is a
+    // plain dotted name is the text before the first `(`, without asking for the child.
+    std::string_view Whole = Text(N), Callee = Whole.substr(0, Whole.find('('));
+    bool Dotted = !Callee.empty() && Callee.size() < Whole.size();
+    for (char C : Callee)
+      Dotted &= std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '.' || static_cast<unsigned char>(C) >= 0x80;
+    if (!Dotted)
+      Callee = Text(ts_node_child(N, 0));
     if (Callee.substr(0, 5) == "self." && Callee.find_first_of(".([ \t\r\n#\\", 5) == std::string_view::npos)
       M.noteSelfCall(ScopeId, Callee.substr(5));
     if (lastComponent(Callee) != "DataLoader")

@@ -259,7 +259,7 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
     if (!ts_node_is_null(methodReceiver(Facts.Callee, M, "to")))
       Dev = Facts.args().argUnlessSplat("device", 0);
     else if (startsWith(Q, "torch.") && !isCudaApi(Q))
-      Dev = Facts.args().keyword("device");
+      Dev = Facts.keyword("device");
     if (ts_node_is_null(Dev))
       return std::nullopt;
     Spelled S = defaultCuda(Dev, M, true);

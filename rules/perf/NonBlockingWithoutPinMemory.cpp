@@ -49,7 +49,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts || !Facts->Qualified.empty())
       return;
-    TSNode NB = Facts->args().keyword("non_blocking");
+    TSNode NB = Facts->keyword("non_blocking");
     if (!is(NB, "true"))
       return;
     TSNode Recv = methodReceiver(Facts->Callee, Ctx.model(), "to");

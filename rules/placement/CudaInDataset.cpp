@@ -90,7 +90,7 @@ public:
     if (To)
       Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && Q.rfind("torch.cuda.", 0) != 0 && Q != "torch.device")
-      Dev = Facts->args().keyword("device");
+      Dev = Facts->keyword("device");
     if (ts_node_is_null(Dev))
       return;
     auto D = spelledDevice(Dev, M);

@@ -100,7 +100,7 @@ public:
     if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "to")))
       Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
-      Dev = Facts->args().keyword("device");
+      Dev = Facts->keyword("device");
     // `torch.device("cuda")` as the argument is reported on its own.
     if (ts_node_is_null(Dev) || !is(Dev, "string") || !plainCuda(spelledDevice(Dev, M)) ||
         inMapLocation(N.Node, M))

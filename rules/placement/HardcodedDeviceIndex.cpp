@@ -93,7 +93,7 @@ public:
         Q == "torch.cuda.set_device" || Q == "torch.cuda.device")
       Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
-      Dev = Facts->args().keyword("device");
+      Dev = Facts->keyword("device");
     if (ts_node_is_null(Dev))
       return;
     // `torch.device("cuda", 1)` as the argument is reported on its own.

@@ -262,10 +262,13 @@ public:
     if (!C || !C->IsModule)
       return;
     const NodeText &T = M.text();
+    TSNode Left = field(N.Node, "left");
+    if (!is(Left, "attribute"))
+      return; // a local name: no parameter list to read
     std::string_view Self = firstParameter(S.Node, T);
     if (Self.empty())
       return;
-    TSNode Left = field(N.Node, "left"), Right = field(N.Node, "right");
+    TSNode Right = field(N.Node, "right");
     std::string_view Name = selfAttribute(Left, Self, T);
     // Chained `self.x = a = t`: the value is the last right-hand side; no fix then.
     bool Chained = is(Right, "assignment");
@@ -333,6 +336,8 @@ private:
     if (!is(Value, "identifier"))
       return false;
     TSNode Params = field(Function, "parameters");
+    if (ts_node_is_null(Params) || T(Params).find(T(Value)) == std::string_view::npos)
+      return false; // not even in the list's text
     for (uint32_t I = 0, E = ts_node_is_null(Params) ? 0 : ts_node_named_child_count(Params); I < E; ++I) {
       TSNode P = ts_node_named_child(Params, I);
       if (!is(P, "identifier"))

@@ -55,6 +55,22 @@ or an attribute path, which can be assigned.
 
 constexpr std::string_view Moves[] = {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "long", "int"};
 
+/// Whether \p Text may call one of the Moves: a `.` then, after any white space, a move's
+/// name. True when a comment could sit between them.
+bool namesAMove(std::string_view Text) {
+  if (Text.find('#') != std::string_view::npos)
+    return true;
+  for (size_t Dot = Text.find('.'); Dot != std::string_view::npos; Dot = Text.find('.', Dot + 1)) {
+    size_t At = Text.find_first_not_of(" \t\r\n\\", Dot + 1);
+    if (At == std::string_view::npos)
+      return false;
+    for (std::string_view M : Moves)
+      if (Text.substr(At, M.size()) == M)
+        return true;
+  }
+  return false;
+}
+
 class TensorToDiscarded final : public Rule {
 public:
   using Rule::Rule;
@@ -62,6 +78,8 @@ public:
   std::vector<std::string_view> nodeKinds() const override { return {"expression_statement"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
+    if (!namesAMove(Ctx.text()(N.Node)))
+      return; // most statements: read no children
     // `x.to(d)` or `x.to(d), y.to(d)` (a tuple: several children).
     std::vector<TSNode> Calls = namedChildren(N.Node);
     if (Calls.size() == 1 && is(Calls[0], "expression_list"))
