@@ -82,9 +82,9 @@ public:
       checkString(Facts->args().argUnlessSplat("device", 0), Ctx);
       return;
     }
-    const CallArgs &A = Facts->args();
-    checkString(Q == "torch.load" ? A.argUnlessSplat("map_location", 1) : A.keyword("map_location"), Ctx);
-    checkString(A.keyword("device"), Ctx);
+    checkString(Q == "torch.load" ? Facts->args().argUnlessSplat("map_location", 1) : Facts->keyword("map_location"),
+                Ctx);
+    checkString(Facts->keyword("device"), Ctx);
   }
 
 private:

@@ -55,18 +55,31 @@ or an attribute path, which can be assigned.
 
 constexpr std::string_view Moves[] = {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "long", "int"};
 
-/// Whether \p Text may call one of the Moves: a `.` then, after any white space, a move's
-/// name. True when a comment could sit between them.
+/// Whether \p Text may call one of the Moves: a `.`, then after any white space a move's
+/// name and a `(`. A statement that starts with a string calls nothing on a tensor; one with
+/// a comment inside might hide the spaces, and is read. (memchr-based finds: the statement
+/// can be long, and most have no `.` at all.)
 bool namesAMove(std::string_view Text) {
+  size_t Prefix = 0;
+  while (Prefix < 2 && Prefix < Text.size() && std::string_view("rRuUbBfF").find(Text[Prefix]) != std::string_view::npos)
+    ++Prefix;
+  if (Prefix < Text.size() && (Text[Prefix] == '"' || Text[Prefix] == '\''))
+    return false;
   if (Text.find('#') != std::string_view::npos)
     return true;
+  auto SkipSpace = [&](size_t I) {
+    while (I < Text.size() && (Text[I] == ' ' || Text[I] == '\t' || Text[I] == '\r' || Text[I] == '\n' || Text[I] == '\\'))
+      ++I;
+    return I;
+  };
   for (size_t Dot = Text.find('.'); Dot != std::string_view::npos; Dot = Text.find('.', Dot + 1)) {
-    size_t At = Text.find_first_not_of(" \t\r\n\\", Dot + 1);
-    if (At == std::string_view::npos)
-      return false;
+    size_t At = SkipSpace(Dot + 1);
     for (std::string_view M : Moves)
-      if (Text.substr(At, M.size()) == M)
-        return true;
+      if (Text.substr(At, M.size()) == M) {
+        size_t Paren = SkipSpace(At + M.size());
+        if (Paren < Text.size() && Text[Paren] == '(')
+          return true;
+      }
   }
   return false;
 }
