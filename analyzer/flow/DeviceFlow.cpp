@@ -656,7 +656,7 @@ void DeviceFlow::Impl::statement(TSNode S) {
   } else if (K == "delete_statement" || K == "global_statement" || K == "nonlocal_statement") {
     // `global x` makes x shared with other functions: forget what we knew.
     for (TSNode C : namedChildren(S))
-      for (TSNode N : is(C, "expression_list") ? namedChildren(C) : std::vector<TSNode>{C})
+      for (TSNode N : is(C, "expression_list") ? namedChildren(C) : NodeList{C})
         F->S.V.erase(Text(N));
   } else if (K == "match_statement") {
     F->S.V.clear(); // not modelled: nothing known afterwards
@@ -1013,7 +1013,7 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     return {};
   }
   if (K == "conditional_expression") {
-    std::vector<TSNode> C = namedChildren(E);
+    NodeList C = namedChildren(E);
     if (C.size() != 3)
       return {};
     Value A = eval(C[0]);

@@ -131,8 +131,8 @@ TSNode field(TSNode N, std::string_view Name) {
   return ts_node_child_by_field_id(N, It->second);
 }
 
-std::vector<TSNode> namedChildren(TSNode N) {
-  std::vector<TSNode> Out;
+NodeList namedChildren(TSNode N) {
+  NodeList Out;
   uint32_t C = ts_node_named_child_count(N);
   Out.reserve(C);
   if (C < 8) {
@@ -236,7 +236,7 @@ void readArguments(CallArgs &A, const NodeText &Text) {
   // By index for the usual few arguments; a long list (generated code) by cursor, as each
   // look-up by index walks the list from its start.
   uint32_t E = ts_node_named_child_count(A.ArgList);
-  std::vector<TSNode> Many = E >= 8 ? namedChildren(A.ArgList) : std::vector<TSNode>();
+  NodeList Many = E >= 8 ? namedChildren(A.ArgList) : NodeList();
   for (uint32_t I = 0, N = Many.empty() ? E : static_cast<uint32_t>(Many.size()); I < N; ++I) {
     TSNode C = Many.empty() ? ts_node_named_child(A.ArgList, I) : Many[I];
     TSSymbol S = ts_node_symbol(C);

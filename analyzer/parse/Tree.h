@@ -57,7 +57,10 @@ inline std::string_view kind(TSNode N) {
 }
 inline bool is(TSNode N, std::string_view K) { return !ts_node_is_null(N) && kind(N) == K; }
 TSNode field(TSNode N, std::string_view Name);
-std::vector<TSNode> namedChildren(TSNode N);
+/// A node's children, stored inline for the usual few (a block's statements, a call's
+/// arguments): the flow asks for them at every statement.
+using NodeList = llvm::SmallVector<TSNode, 8>;
+NodeList namedChildren(TSNode N);
 
 /// Calls \p Fn on every node under \p Root (itself included), in document order, with a
 /// cursor (no recursion: nesting depth is the input's to choose). When \p Fn returns bool,

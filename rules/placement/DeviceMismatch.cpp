@@ -94,7 +94,7 @@ public:
     if (Joins) {
       if (A.Positional.empty() || !(is(A.Positional[0], "list") || is(A.Positional[0], "tuple")))
         return;
-      std::vector<TSNode> Els = namedChildren(A.Positional[0]);
+      NodeList Els = namedChildren(A.Positional[0]);
       for (size_t I = 1; I < Els.size(); ++I)
         if (pair(N.Node, Els[0], Els[I], *F, Ctx, InForward))
           return;

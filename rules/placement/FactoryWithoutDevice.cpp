@@ -69,7 +69,7 @@ public:
     if (!F)
       return;
     const NodeText &Text = Ctx.text();
-    std::vector<TSNode> Operands;
+    NodeList Operands;
     if (is(N.Node, "binary_operator")) {
       if (!arithmetic(Text(field(N.Node, "operator"))))
         return;

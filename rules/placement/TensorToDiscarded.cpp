@@ -94,7 +94,7 @@ public:
     if (!namesAMove(Ctx.text()(N.Node)))
       return; // most statements: read no children
     // `x.to(d)` or `x.to(d), y.to(d)` (a tuple: several children).
-    std::vector<TSNode> Calls = namedChildren(N.Node);
+    NodeList Calls = namedChildren(N.Node);
     if (Calls.size() == 1 && is(Calls[0], "expression_list"))
       Calls = namedChildren(Calls[0]);
     const flow::DeviceFlow *F = nullptr;
