@@ -12,15 +12,12 @@ const TSLanguage *pythonLanguage() {
   return L;
 }
 
-const std::vector<std::string_view> &symbolNames() {
-  static const std::vector<std::string_view> Names = [] {
-    const TSLanguage *L = pythonLanguage();
-    std::vector<std::string_view> N(ts_language_symbol_count(L));
-    for (uint32_t S = 0; S < N.size(); ++S)
-      N[S] = ts_language_symbol_name(L, static_cast<TSSymbol>(S));
-    return N;
-  }();
-  return Names;
+std::vector<std::string_view> readSymbolNames() {
+  const TSLanguage *L = pythonLanguage();
+  std::vector<std::string_view> N(ts_language_symbol_count(L));
+  for (uint32_t S = 0; S < N.size(); ++S)
+    N[S] = ts_language_symbol_name(L, static_cast<TSSymbol>(S));
+  return N;
 }
 
 TSSymbol symbolFor(std::string_view Kind) {

@@ -49,7 +49,12 @@ private:
 
 /// The grammar's name of each symbol, by symbol: kind() is one read where ts_node_type
 /// looks the name up and the comparison measures it (a million questions per run).
-const std::vector<std::string_view> &symbolNames();
+std::vector<std::string_view> readSymbolNames();
+/// (Inline: kind() runs at nearly every node the analysis looks at.)
+inline const std::vector<std::string_view> &symbolNames() {
+  static const std::vector<std::string_view> Names = readSymbolNames();
+  return Names;
+}
 inline std::string_view kind(TSNode N) {
   const std::vector<std::string_view> &Names = symbolNames();
   TSSymbol S = ts_node_symbol(N);
