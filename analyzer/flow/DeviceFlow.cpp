@@ -8,17 +8,17 @@
 
 #include <algorithm>
 #include <array>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <cstring>
-#include <memory_resource>
 #include <deque>
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_set>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace torchlint::flow {
 

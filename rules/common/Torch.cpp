@@ -1,6 +1,8 @@
 // Shared PyTorch facts for rules.
 #include "common/Torch.h"
 
+#include "source/Strings.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -217,7 +219,8 @@ bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
 }
 
 bool isCudaApi(std::string_view Q) {
-  return Q.rfind("torch.", 0) == 0 && (lower(Q).find("cuda") != std::string::npos || Q.find("cudnn") != std::string_view::npos);
+  // (No lower-cased copy: three rules ask of every torch.* call.)
+  return Q.rfind("torch.", 0) == 0 && (containsNoCase(Q, "cuda") || Q.find("cudnn") != std::string_view::npos);
 }
 
 bool importsTorch(const SemanticModel &M) {
