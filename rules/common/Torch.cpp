@@ -218,6 +218,13 @@ bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
   return isCudaApi(Q) && Q != "torch.cuda.set_device" && Q != "torch.cuda.device";
 }
 
+bool joinsTensors(std::string_view Q) { return Q == "torch.cat" || Q == "torch.stack" || Q == "torch.concat"; }
+
+bool pairsTensors(std::string_view Q) {
+  return Q == "torch.matmul" || Q == "torch.mm" || Q == "torch.bmm" || Q == "torch.add" || Q == "torch.mul" ||
+         Q == "torch.sub" || Q == "torch.div" || Q == "torch.maximum" || Q == "torch.minimum";
+}
+
 bool isCudaApi(std::string_view Q) {
   // (No lower-cased copy: three rules ask of every torch.* call.)
   return Q.rfind("torch.", 0) == 0 && (containsNoCase(Q, "cuda") || Q.find("cudnn") != std::string_view::npos);

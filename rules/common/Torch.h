@@ -27,6 +27,10 @@ DeviceString parseDeviceString(std::string_view S);
 
 /// `torch.zeros`, `torch.ones`, ... : factories that take `device=` and default to the CPU.
 bool isTensorFactory(std::string_view Qualified);
+/// `torch.cat`, `torch.stack`, `torch.concat`: their tensors, in a list, must share a device.
+bool joinsTensors(std::string_view Qualified);
+/// Functions whose two tensor operands must share a device (`torch.matmul`, `torch.add`...).
+bool pairsTensors(std::string_view Qualified);
 
 /// The string value of \p N when it is a literal device string, or of `torch.device("...")`
 /// (with an optional literal index as second argument, returned in \p Index).

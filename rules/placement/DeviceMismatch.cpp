@@ -79,10 +79,8 @@ public:
     if (!Facts)
       return;
     std::string_view Q = Facts->Qualified;
-    bool Joins = Q == "torch.cat" || Q == "torch.stack" || Q == "torch.concat";
-    bool Pairs = Q == "torch.matmul" || Q == "torch.mm" || Q == "torch.bmm" || Q == "torch.add" ||
-                 Q == "torch.mul" || Q == "torch.sub" || Q == "torch.div" || Q == "torch.maximum" ||
-                 Q == "torch.minimum" || (startsWith(Q, "torch.nn.functional.") && isLoss(lastComponent(Q)));
+    bool Joins = joinsTensors(Q);
+    bool Pairs = pairsTensors(Q) || (startsWith(Q, "torch.nn.functional.") && isLoss(lastComponent(Q)));
     // Otherwise only a module call: the callee is a module the flow knows. (All decided
     // before the arguments are read, which costs more.)
     const flow::Value *Mod = Q.empty() ? F->valueOf(Facts->Callee) : nullptr;

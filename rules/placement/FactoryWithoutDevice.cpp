@@ -80,12 +80,10 @@ public:
         return;
       const CallArgs &A = Facts->args();
       std::string_view Q = Facts->Qualified;
-      if ((Q == "torch.cat" || Q == "torch.stack" || Q == "torch.concat") && !A.Positional.empty() &&
+      if (joinsTensors(Q) && !A.Positional.empty() &&
           (is(A.Positional[0], "list") || is(A.Positional[0], "tuple")))
         Operands = namedChildren(A.Positional[0]);
-      else if (Q == "torch.matmul" || Q == "torch.mm" || Q == "torch.bmm" || Q == "torch.add" ||
-               Q == "torch.mul" || Q == "torch.sub" || Q == "torch.div" || Q == "torch.maximum" ||
-               Q == "torch.minimum")
+      else if (pairsTensors(Q))
         Operands.assign(A.Positional.begin(), A.Positional.end());
       else if (Q == "torch.where" && A.Positional.size() == 3)
         Operands = {A.Positional[1], A.Positional[2]};
