@@ -230,12 +230,7 @@ void readArguments(CallArgs &A, const NodeText &Text) {
   static const TSSymbol ListSplatSym = symbolFor("list_splat");
   static const TSSymbol DictSplatSym = symbolFor("dictionary_splat");
   static const TSSymbol CommentSym = symbolFor("comment");
-  // By index for the usual few arguments; a long list (generated code) by cursor, as each
-  // look-up by index walks the list from its start.
-  uint32_t E = ts_node_named_child_count(A.ArgList);
-  NodeList Many = E >= 8 ? namedChildren(A.ArgList) : NodeList();
-  for (uint32_t I = 0, N = Many.empty() ? E : static_cast<uint32_t>(Many.size()); I < N; ++I) {
-    TSNode C = Many.empty() ? ts_node_named_child(A.ArgList, I) : Many[I];
+  for (TSNode C : namedChildren(A.ArgList)) { // inline storage: the usual few allocate nothing
     TSSymbol S = ts_node_symbol(C);
     if (S == KeywordSym) {
       bool Plain = ts_node_child_count(C) == 3; // name, "=", value

@@ -338,7 +338,7 @@ private:
     TSNode Params = field(Function, "parameters");
     if (ts_node_is_null(Params) || T(Params).find(T(Value)) == std::string_view::npos)
       return false; // not even in the list's text
-    for (uint32_t I = 0, E = ts_node_is_null(Params) ? 0 : ts_node_named_child_count(Params); I < E; ++I) {
+    for (uint32_t I = 0, E = ts_node_named_child_count(Params); I < E; ++I) {
       TSNode P = ts_node_named_child(Params, I);
       if (!is(P, "identifier"))
         P = ts_node_named_child_count(P) ? ts_node_named_child(P, 0) : TSNode{};
