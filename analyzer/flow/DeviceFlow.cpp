@@ -201,11 +201,15 @@ private:
   Frame *F = nullptr;
   std::deque<std::string> BufferNames; // keys of `register_buffer("name", ...)`, stable storage
   std::vector<uint32_t> Triggers;      // offsets of the words any flow rule needs (sorted)
+  // Offsets of host reads (`.item(`, `.tolist(`, `float(`): only TL203 acts on them, and only
+  // in a loop that calls `backward()` or `step()`, so they count where those words appear.
+  std::vector<uint32_t> HostReads;
   uint32_t Depth = 0;                  // expression nesting being evaluated
   static constexpr uint32_t MaxDepth = 64; // real code nests a few levels; sanitizer frames are large
 
   void findTriggers(std::string_view Src);
-  bool mayMatter(TSNode N) const;
+  bool mayMatter(TSNode N) const { return mayMatter(ts_node_start_byte(N), ts_node_end_byte(N)); }
+  bool mayMatter(uint32_t Begin, uint32_t End) const;
 
   void analyseScope(int32_t Id);
   void analyseClassInit(int32_t Class);
@@ -286,8 +290,9 @@ void DeviceFlow::Impl::run() {
   }
   findTriggers(Src);
   // The module body first: its devices and DataLoaders are what functions see as globals.
+  bool AnyCode = mayMatter(0, static_cast<uint32_t>(Src.size()));
   for (size_t I = 0; I < M.scopes().size(); ++I)
-    if (M.scopes()[I].Kind == ScopeKind::Module && !Triggers.empty())
+    if (M.scopes()[I].Kind == ScopeKind::Module && AnyCode)
       analyseScope(static_cast<int32_t>(I));
   // Functions in which no rule can find anything are skipped (their helpers and classes are
   // still analysed on demand): most of a library has no device code at all.
@@ -317,12 +322,13 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   }();
   const auto *Bytes = reinterpret_cast<const unsigned char *>(Src.data());
   auto Check = [&](size_t I) {
-    bool Hit = false;
+    bool Hit = false, HostRead = false;
     switch (Src[I]) {
     case '.':
       switch (Src[I + 1]) {
       case 't':
-        Hit = At(I + 1, "to(") || At(I + 1, "tolist(");
+        Hit = At(I + 1, "to(");
+        HostRead = At(I + 1, "tolist(");
         break;
       case 'c':
         Hit = At(I + 1, "cuda(") || At(I + 1, "cpu(");
@@ -343,7 +349,8 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
         Hit = At(I + 1, "long(");
         break;
       case 'i':
-        Hit = At(I + 1, "int(") || At(I + 1, "item(");
+        Hit = At(I + 1, "int(");
+        HostRead = At(I + 1, "item(");
         break;
       case 'n':
         Hit = At(I + 1, "numpy(");
@@ -360,7 +367,8 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
       Hit = At(I, "numpy") || At(I, "np.") || At(I, "non_blocking");
       break;
     case 'f':
-      Hit = At(I, "float64") || At(I, "float(");
+      Hit = At(I, "float64");
+      HostRead = At(I, "float(");
       break;
     case 'm':
       Hit = At(I, "mps");
@@ -368,6 +376,8 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
     }
     if (Hit)
       Triggers.push_back(static_cast<uint32_t>(I));
+    else if (HostRead)
+      HostReads.push_back(static_cast<uint32_t>(I));
   };
   auto Scan = [&](size_t From, size_t To) {
     size_t I = From, N = Src.size();
@@ -401,9 +411,18 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   Scan(Code, Src.size());
 }
 
-bool DeviceFlow::Impl::mayMatter(TSNode N) const {
-  auto It = std::lower_bound(Triggers.begin(), Triggers.end(), ts_node_start_byte(N));
-  return It != Triggers.end() && *It < ts_node_end_byte(N);
+bool DeviceFlow::Impl::mayMatter(uint32_t Begin, uint32_t End) const {
+  auto Within = [&](const std::vector<uint32_t> &Offsets) {
+    auto It = std::lower_bound(Offsets.begin(), Offsets.end(), Begin);
+    return It != Offsets.end() && *It < End;
+  };
+  if (Within(Triggers))
+    return true;
+  if (!Within(HostReads))
+    return false;
+  // A training loop is one whose body calls `backward()` or `step()` (see call()).
+  std::string_view Code = Text.source().substr(Begin, End - Begin);
+  return memmem(Code.data(), Code.size(), "backward", 8) || memmem(Code.data(), Code.size(), "step", 4);
 }
 
 void DeviceFlow::Impl::analyseScope(int32_t Id) {
