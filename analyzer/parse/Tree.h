@@ -60,7 +60,7 @@ inline std::string_view kind(TSNode N) {
   TSSymbol S = ts_node_symbol(N);
   return S < Names.size() ? Names[S] : std::string_view(ts_node_type(N)); // ERROR is past the table
 }
-inline bool is(TSNode N, std::string_view K) { return !ts_node_is_null(N) && kind(N) == K; }
+inline bool is(TSNode N, std::string_view K) { return N.id && kind(N) == K; } // ts_node_is_null, inline
 TSNode field(TSNode N, std::string_view Name);
 /// A node's children, stored inline for the usual few (a block's statements, a call's
 /// arguments): the flow asks for them at every statement.

@@ -4,7 +4,6 @@
 #include "source/Strings.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace torchlint {
 
@@ -44,13 +43,7 @@ std::string SemanticModel::resolve(TSNode Expr) const {
   // Fast path on the text when it is a plain dotted name (`T.nn.Linear`): most callees'
   // roots (`self`, `x`) are not imports, and then nothing else needs reading.
   std::string_view T = Text(Expr);
-  bool Plain = !T.empty();
-  for (char C : T)
-    if (!(std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '.' || static_cast<unsigned char>(C) >= 0x80)) {
-      Plain = false;
-      break;
-    }
-  if (Plain && (is(Expr, "attribute") || is(Expr, "identifier"))) {
+  if (plainDottedName(T) && (is(Expr, "attribute") || is(Expr, "identifier"))) {
     size_t Dot = T.find('.');
     auto It = Imports.find(T.substr(0, Dot));
     if (It == Imports.end())

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cctype>
+#include <cstring>
 
 namespace torchlint {
 
@@ -438,10 +439,7 @@ private:
     // Text first: almost no call is `self.method(...)` or a DataLoader. A callee that is a
     // plain dotted name is the text before the first `(`, without asking for the child.
     std::string_view Whole = Text(N), Callee = Whole.substr(0, Whole.find('('));
-    bool Dotted = !Callee.empty() && Callee.size() < Whole.size();
-    for (char C : Callee)
-      Dotted &= std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '.' || static_cast<unsigned char>(C) >= 0x80;
-    if (!Dotted)
+    if (Callee.size() == Whole.size() || !plainDottedName(Callee))
       Callee = Text(ts_node_child(N, 0));
     if (Callee.substr(0, 5) == "self." && Callee.find_first_of(".([ \t\r\n#\\", 5) == std::string_view::npos)
       M.noteSelfCall(ScopeId, Callee.substr(5));
@@ -463,10 +461,19 @@ private:
   /// the file.
   bool inert(uint32_t B, uint32_t E) {
     if (B < ScanFrom || B > Bad) {
-      ScanFrom = Bad = B;
+      ScanFrom = B;
       std::string_view Src = Text.source();
-      while (Bad < Src.size() && inertChar(Src[Bad]) && !(Src[Bad] == 'l' && Src.substr(Bad, 6) == "lambda"))
-        ++Bad;
+      const char *P = Src.data() + B, *End = Src.data() + Src.size();
+      while (true) {
+        while (P < End && inertChar(*P))
+          ++P;
+        if (P < End && *P == 'l' && !(End - P >= 6 && std::memcmp(P, "lambda", 6) == 0)) {
+          ++P;
+          continue;
+        }
+        break;
+      }
+      Bad = static_cast<uint32_t>(P - Src.data());
     }
     return Bad >= E;
   }
@@ -487,11 +494,12 @@ private:
     return Sym >= Table.size() || Table[Sym];
   }
 
+  /// Inert bytes other than `l`, which inert() tests apart (it may start `lambda`).
   static bool inertChar(char C) { return InertTable[static_cast<unsigned char>(C)]; }
   static constexpr std::array<bool, 256> InertTable = [] {
     std::array<bool, 256> T{};
     for (int C = 0; C < 256; ++C)
-      T[C] = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C >= 0x80;
+      T[C] = (C >= 'a' && C <= 'z' && C != 'l') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C >= 0x80;
     for (char C : std::string_view("_ \t\r\n\\.,=:[])'\""))
       T[static_cast<unsigned char>(C)] = true;
     return T;

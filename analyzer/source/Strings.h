@@ -35,5 +35,20 @@ inline size_t findNoCase(std::string_view Hay, std::string_view Needle, size_t F
 inline bool containsNoCase(std::string_view Hay, std::string_view Needle) {
   return findNoCase(Hay, Needle) != std::string_view::npos;
 }
+/// A byte of a Python name as written: ASCII letter, digit or `_`, or part of a non-ASCII one.
+inline bool nameByte(char C) {
+  auto U = static_cast<unsigned char>(C);
+  return (U >= 'a' && U <= 'z') || (U >= 'A' && U <= 'Z') || (U >= '0' && U <= '9') || U == '_' || U >= 0x80;
+}
+/// Whether \p S is written as a name or a dotted path of names (`x`, `T.nn.Linear`): only
+/// name bytes and dots, no space, comment, bracket or call.
+inline bool plainDottedName(std::string_view S) {
+  if (S.empty())
+    return false;
+  for (char C : S)
+    if (!nameByte(C) && C != '.')
+      return false;
+  return true;
+}
 
 } // namespace torchlint
