@@ -831,14 +831,25 @@ void DeviceFlow::Impl::assign(TSNode Left, TSNode Right, TSNode Stmt) {
 // Expressions
 
 std::string_view DeviceFlow::Impl::pathKey(TSNode E) const {
-  if (is(E, "identifier"))
+  if (ts_node_is_null(E))
+    return {};
+  std::string_view K = kind(E);
+  if (K == "identifier")
     return Text(E);
-  if (is(E, "attribute")) {
+  if (K == "attribute") {
+    // Written as a dotted name (`self.encoder.weight`): a chain of names, without reading
+    // the children (`None.x` and `True.x` are not, and are never worth a look-up).
+    std::string_view T = Text(E);
+    if (plainDottedName(T) && !(T[0] >= '0' && T[0] <= '9')) {
+      std::string_view Root = T.substr(0, T.find('.'));
+      if (Root != "None" && Root != "True" && Root != "False")
+        return T;
+    }
     if (pathKey(field(E, "object")).empty())
       return {};
-    return Text(E);
+    return T;
   }
-  if (is(E, "subscript")) {
+  if (K == "subscript") {
     TSNode Sub = field(E, "subscript");
     if (pathKey(field(E, "value")).empty() || !(is(Sub, "integer") || is(Sub, "string")))
       return {};

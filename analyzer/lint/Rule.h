@@ -87,8 +87,10 @@ private:
 class CallFacts {
 public:
   CallFacts(CallArgs Parts, std::string Qualified, const NodeText &Text)
-      : Callee(Parts.Callee), Qualified(std::move(Qualified)), Parts(std::move(Parts)), Text(&Text) {}
-  TSNode Callee;         // the `function` field
+      : Callee(Parts.Callee), CalleeText(Text(Parts.Callee)), Qualified(std::move(Qualified)),
+        Parts(std::move(Parts)), Text(&Text) {}
+  TSNode Callee;               // the `function` field
+  std::string_view CalleeText; // its text
   std::string Qualified; // the callee's qualified name, or empty
   /// Whether the call is a DDP program's placement on GPU 0 (rules/common/Distributed.h),
   /// once known: three rules ask of every call.

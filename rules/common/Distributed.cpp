@@ -240,7 +240,7 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
       return std::nullopt;
     Out.Range = RuleContext::range(N.Node);
     Out.IndexZero = D->Index.has_value();
-  } else if (!ts_node_is_null(methodReceiver(Facts.Callee, M, "cuda"))) {
+  } else if (!ts_node_is_null(methodReceiver(Facts, M, "cuda"))) {
     const CallArgs &A = Facts.args();
     if (A.HasSplat)
       return std::nullopt;
@@ -256,7 +256,7 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
     }
   } else {
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(Facts.Callee, M, "to")))
+    if (!ts_node_is_null(methodReceiver(Facts, M, "to")))
       Dev = Facts.args().argUnlessSplat("device", 0);
     else if (startsWith(Q, "torch.") && !isCudaApi(Q))
       Dev = Facts.keyword("device");

@@ -116,10 +116,11 @@ std::optional<std::string_view> literalDevice(TSNode N, const SemanticModel &M, 
   return S;
 }
 
-TSNode methodReceiver(TSNode CalleeNode, const SemanticModel &M, std::string_view Name) {
+namespace {
+
+TSNode methodReceiver(TSNode CalleeNode, std::string_view Callee, const SemanticModel &M, std::string_view Name) {
   // An attribute ends with its name, a whole identifier: most calls are ruled out by their
   // text alone (`x.to` passes, `x.proto` and `goto` do not).
-  std::string_view Callee = M.text()(CalleeNode);
   if (Callee.size() <= Name.size() || Callee.substr(Callee.size() - Name.size()) != Name)
     return TSNode{};
   char Before = Callee[Callee.size() - Name.size() - 1];
@@ -132,6 +133,16 @@ TSNode methodReceiver(TSNode CalleeNode, const SemanticModel &M, std::string_vie
   if (Q == "torch" || Q.rfind("torch.", 0) == 0)
     return TSNode{};
   return P->Object;
+}
+
+} // namespace
+
+TSNode methodReceiver(TSNode CalleeNode, const SemanticModel &M, std::string_view Name) {
+  return methodReceiver(CalleeNode, M.text()(CalleeNode), M, Name);
+}
+
+TSNode methodReceiver(const CallFacts &Call, const SemanticModel &M, std::string_view Name) {
+  return methodReceiver(Call.Callee, Call.CalleeText, M, Name);
 }
 
 std::optional<SpelledDevice> spelledDevice(TSNode N, const SemanticModel &M) {

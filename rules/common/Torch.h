@@ -47,6 +47,8 @@ std::string calleeName(TSNode Call, const SemanticModel &M);
 /// object is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function).
 /// Returns the callee's object, or a null node.
 TSNode methodReceiver(TSNode Callee, const SemanticModel &M, std::string_view Name);
+/// The same for a call whose facts are known: its callee's text is already read.
+TSNode methodReceiver(const CallFacts &Call, const SemanticModel &M, std::string_view Name);
 
 /// A valid device the source spells out: a string (`"cuda:1"`), `torch.device(...)` with a
 /// literal type (`torch.device("cuda", 1)`, `torch.device(type="cuda")`), or an integer,

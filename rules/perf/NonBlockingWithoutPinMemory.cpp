@@ -52,9 +52,9 @@ public:
     TSNode NB = Facts->keyword("non_blocking");
     if (!is(NB, "true"))
       return;
-    TSNode Recv = methodReceiver(Facts->Callee, Ctx.model(), "to");
+    TSNode Recv = methodReceiver(*Facts, Ctx.model(), "to");
     if (ts_node_is_null(Recv))
-      Recv = methodReceiver(Facts->Callee, Ctx.model(), "cuda");
+      Recv = methodReceiver(*Facts, Ctx.model(), "cuda");
     if (ts_node_is_null(Recv))
       return;
     const flow::DeviceFlow *F = Ctx.flow();

@@ -66,7 +66,7 @@ public:
       What = "float(...)";
     } else if (Facts->Qualified.empty() && Facts->args().Positional.empty()) {
       for (std::string_view M : {"item", "cpu", "numpy", "tolist"}) {
-        TSNode R = methodReceiver(Facts->Callee, Ctx.model(), M);
+        TSNode R = methodReceiver(*Facts, Ctx.model(), M);
         if (!ts_node_is_null(R)) {
           Tensor = R;
           What = "." + std::string(M) + "()";

@@ -117,9 +117,9 @@ public:
     if (!Facts)
       return;
     bool Cuda = false;
-    TSNode Receiver = methodReceiver(Facts->Callee, M, "to");
+    TSNode Receiver = methodReceiver(*Facts, M, "to");
     if (ts_node_is_null(Receiver)) {
-      Receiver = methodReceiver(Facts->Callee, M, "cuda");
+      Receiver = methodReceiver(*Facts, M, "cuda");
       Cuda = true;
     }
     if (ts_node_is_null(Receiver))

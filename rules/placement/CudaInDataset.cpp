@@ -68,7 +68,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "cuda"))) {
+    if (!ts_node_is_null(methodReceiver(*Facts, M, "cuda"))) {
       report(Ctx, methodCallRange(N.Node), "`.cuda()`");
       return;
     }
@@ -86,7 +86,7 @@ public:
       return;
     }
     TSNode Dev{};
-    bool To = !ts_node_is_null(methodReceiver(Facts->Callee, M, "to"));
+    bool To = !ts_node_is_null(methodReceiver(*Facts, M, "to"));
     if (To)
       Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && Q.rfind("torch.cuda.", 0) != 0 && Q != "torch.device")

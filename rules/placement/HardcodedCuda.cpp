@@ -87,7 +87,7 @@ public:
                          "use the device chosen once for the program");
       return;
     }
-    if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "cuda"))) {
+    if (!ts_node_is_null(methodReceiver(*Facts, M, "cuda"))) {
       // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones).
       const CallArgs &A = Facts->args();
       if (A.HasSplat || !A.Positional.empty() || !ts_node_is_null(A.keyword("device")) || inMapLocation(N.Node, M))
@@ -97,7 +97,7 @@ public:
       return;
     }
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "to")))
+    if (!ts_node_is_null(methodReceiver(*Facts, M, "to")))
       Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
       Dev = Facts->keyword("device");

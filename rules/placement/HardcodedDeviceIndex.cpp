@@ -88,8 +88,8 @@ public:
       return;
     }
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(Facts->Callee, M, "cuda")) ||
-        !ts_node_is_null(methodReceiver(Facts->Callee, M, "to")) ||
+    if (!ts_node_is_null(methodReceiver(*Facts, M, "cuda")) ||
+        !ts_node_is_null(methodReceiver(*Facts, M, "to")) ||
         Q == "torch.cuda.set_device" || Q == "torch.cuda.device")
       Dev = Facts->args().argUnlessSplat("device", 0);
     else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))

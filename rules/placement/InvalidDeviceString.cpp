@@ -71,8 +71,8 @@ public:
       return;
     }
     // `.to("GPU")` is also another library's method (OpenVINO spells devices in capitals).
-    bool To = !ts_node_is_null(methodReceiver(Facts->Callee, M, "to")) && importsTorch(M);
-    if (To || !ts_node_is_null(methodReceiver(Facts->Callee, M, "cuda"))) {
+    bool To = !ts_node_is_null(methodReceiver(*Facts, M, "to")) && importsTorch(M);
+    if (To || !ts_node_is_null(methodReceiver(*Facts, M, "cuda"))) {
       checkString(Facts->args().argUnlessSplat("device", 0), Ctx);
       return;
     }
