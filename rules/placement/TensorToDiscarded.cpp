@@ -3,6 +3,7 @@
 #include "common/Torch.h"
 
 #include <algorithm>
+#include <array>
 
 namespace torchlint::rules {
 
@@ -54,6 +55,12 @@ or an attribute path, which can be assigned.
 )md";
 
 constexpr std::string_view Moves[] = {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "long", "int"};
+constexpr std::array<bool, 256> MoveInitials = [] {
+  std::array<bool, 256> T{};
+  for (std::string_view M : Moves)
+    T[static_cast<unsigned char>(M[0])] = true;
+  return T;
+}();
 
 /// Whether \p Text may call one of the Moves: a `.`, then after any white space a move's
 /// name and a `(`. A statement that starts with a string calls nothing on a tensor; one with
@@ -74,6 +81,9 @@ bool namesAMove(std::string_view Text) {
   };
   for (size_t Dot = Text.find('.'); Dot != std::string_view::npos; Dot = Text.find('.', Dot + 1)) {
     size_t At = SkipSpace(Dot + 1);
+    // Most names after a dot start with a letter no move starts with.
+    if (At >= Text.size() || !MoveInitials[static_cast<unsigned char>(Text[At])])
+      continue;
     for (std::string_view M : Moves)
       if (Text.substr(At, M.size()) == M) {
         size_t Paren = SkipSpace(At + M.size());
