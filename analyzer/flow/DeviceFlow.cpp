@@ -162,6 +162,17 @@ public:
   std::pmr::monotonic_buffer_resource Arena;
   std::pmr::unordered_map<const void *, Value> Values{&Arena};
   std::pmr::unordered_map<const void *, int32_t> CallLoop{&Arena}; // call -> loop it runs in every step of
+  // The nodes values' provenance marks, by NodeMark::Index (0: none), and each one's index.
+  std::vector<TSNode> Marked{TSNode{}};
+  std::unordered_map<const void *, uint32_t> MarkOf;
+  NodeMark mark(TSNode N) {
+    if (ts_node_is_null(N))
+      return {};
+    auto [It, New] = MarkOf.emplace(N.id, static_cast<uint32_t>(Marked.size()));
+    if (New)
+      Marked.push_back(N);
+    return NodeMark{It->second};
+  }
   std::vector<char> TrainingLoop;
 
 private:
@@ -268,8 +279,9 @@ static std::string reason(Origin How, TSNode At) {
   return R;
 }
 
-std::string DeviceFlow::deviceReason(const Value &V) const { return reason(V.DevHow, V.DevAt); }
-std::string DeviceFlow::dtypeReason(const Value &V) const { return reason(V.TypeHow, V.TypeAt); }
+std::string DeviceFlow::deviceReason(const Value &V) const { return reason(V.DevHow, node(V.DevAt)); }
+std::string DeviceFlow::dtypeReason(const Value &V) const { return reason(V.TypeHow, node(V.TypeAt)); }
+TSNode DeviceFlow::node(NodeMark M) const { return P->Marked[M.Index]; }
 
 // ---------------------------------------------------------------------------------------
 
@@ -523,13 +535,13 @@ void DeviceFlow::Impl::setupParameters(TSNode Params, int32_t Scope) {
       V.Kind = ValueKind::Module;
       V.Dev = Device::configured("self");
       V.DevHow = Origin::Parameter;
-      V.DevAt = Name;
+      V.DevAt = mark(Name);
     } else if (isDeviceName(N) && N.find("dtype") == std::string_view::npos && !containsNoCase(N, "count") &&
                !containsNoCase(N, "num") && !containsNoCase(N, "ids")) {
       V.Kind = ValueKind::Device;
       V.Dev = Device::configured(N);
       V.DevHow = Origin::Parameter;
-      V.DevAt = Name;
+      V.DevAt = mark(Name);
     } else {
       TSNode Type = field(P, "type");
       bool Annotated = !ts_node_is_null(Type);
@@ -714,7 +726,7 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
       Elem.Kind = ValueKind::Batch;
       Elem.Dev = Device::cpu();
       Elem.DevHow = Origin::DataLoader;
-      Elem.DevAt = Inner;
+      Elem.DevAt = mark(Inner);
       Elem.R = Rank::NonZero;
       Elem.Loader = It.Loader;
       Elem.Flags = It.Flags & FlagPinned;
@@ -820,7 +832,7 @@ void DeviceFlow::Impl::assign(TSNode Left, TSNode Right, TSNode Stmt) {
       V = Value();
     } else {
       V.Dev.Name = Key;
-      V.DevAt = Stmt;
+      V.DevAt = mark(Stmt);
       V.DevHow = Origin::Config;
     }
   }
@@ -1021,7 +1033,7 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
       if (D.known()) {
         Value V = make(ValueKind::Device, D);
         V.DevHow = Origin::Config;
-        V.DevAt = E;
+        V.DevAt = mark(E);
         return V;
       }
     }
@@ -1052,7 +1064,7 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     // "cuda" if torch.cuda.is_available() else "cpu": the place that chooses the device.
     if (A.Kind == ValueKind::Device && B.Kind == ValueKind::Device && !(A.Dev == B.Dev)) {
       Value V = make(ValueKind::Device, Device::configured(""));
-      V.DevAt = E;
+      V.DevAt = mark(E);
       V.DevHow = Origin::Config;
       return V;
     }
@@ -1069,7 +1081,7 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
       return {};
     Value O = eval(Obj);
     if (Attr == "device" && (O.isTensor() || O.Kind == ValueKind::Module) && O.Dev.known()) {
-      Value V{ValueKind::Device, O.Dev};
+      Value V = make(ValueKind::Device, O.Dev);
       V.DevHow = O.DevHow;
       V.DevAt = O.DevAt;
       return V;
@@ -1152,7 +1164,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
           eval(V);
       Value V = make(ValueKind::Tensor);
       V.DevHow = Origin::Factory;
-      V.DevAt = C;
+      V.DevAt = mark(C);
       TSNode D = KwArg("device");
       if (!ts_node_is_null(D)) {
         if (auto Dv = deviceArg(D))
@@ -1164,14 +1176,14 @@ Value DeviceFlow::Impl::call(TSNode C) {
       } else if (!FactoriesUnknown && !F->DefaultsUnknown && !A->HasSplat) {
         V.Dev = Device::cpu();
         V.Flags |= FlagDefaultFactory;
-        V.Factory = C;
+        V.Factory = mark(C);
       }
       // dtype
       TSNode Dt = KwArg("dtype");
       if (!ts_node_is_null(Dt)) {
         V.Type = dtypeArg(Dt);
         V.TypeHow = Origin::Cast;
-        V.TypeAt = Dt;
+        V.TypeAt = mark(Dt);
       } else if ((Name == "tensor" || Name == "as_tensor") && !Args.empty() &&
                  (Args[0].Kind == ValueKind::NumpyArray || Args[0].isTensor())) {
         V.Type = Args[0].Type;
@@ -1214,7 +1226,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
       if (auto Dv = deviceArg(KwArg("device"))) {
         V.Dev = *Dv;
         V.DevHow = Origin::Factory;
-        V.DevAt = C;
+        V.DevAt = mark(C);
       }
       if (!ts_node_is_null(KwArg("dtype")))
         V.Type = dtypeArg(KwArg("dtype"));
@@ -1223,7 +1235,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
     if (Q == "torch.from_numpy" && !Args.empty()) {
       Value V = make(ValueKind::Tensor, Device::cpu());
       V.DevHow = Origin::Numpy;
-      V.DevAt = C;
+      V.DevAt = mark(C);
       if (Args[0].Kind == ValueKind::NumpyArray) {
         V.Type = Args[0].Type;
         V.TypeHow = Origin::Numpy;
@@ -1235,7 +1247,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
     if (Q == "torch.device") {
       Value V = make(ValueKind::Device);
       V.DevHow = Origin::Config;
-      V.DevAt = C;
+      V.DevAt = mark(C);
       if (Pos.size() == 1 && ts_node_is_null(KwArg("type"))) {
         if (auto S = stringLiteral(Pos[0], Text))
           V.Dev = parseDevice(*S);
@@ -1291,7 +1303,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
       if (!ts_node_is_null(KwArg("collate_fn")) || A->HasSplat)
         return {};
       Value V = make(ValueKind::DataLoader);
-      V.Loader = C;
+      V.Loader = mark(C);
       TSNode Pin = KwArg("pin_memory");
       if (is(Pin, "true"))
         V.Flags |= FlagPinned;
@@ -1316,7 +1328,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
         return Name == "DataParallel" ? make(ValueKind::Module) : Value();
       Value V = make(ValueKind::Module);
       V.DevHow = Origin::Constructed;
-      V.DevAt = C;
+      V.DevAt = mark(C);
       if (Name == "Sequential") {
         bool AllCpu = !A->HasSplat;
         for (const Value &Arg : Args)
@@ -1335,7 +1347,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
       }
       V.Type = ts_node_is_null(KwArg("dtype")) ? DType::Float32 : dtypeArg(KwArg("dtype"));
       V.TypeHow = Origin::Constructed;
-      V.TypeAt = C;
+      V.TypeAt = mark(C);
       if (isParamless(Name))
         V.Flags |= FlagParamless;
       return V;
@@ -1413,10 +1425,10 @@ Value DeviceFlow::Impl::call(TSNode C) {
       int32_t CI = static_cast<int32_t>(Cls - M.classes().data());
       Value V = make(ValueKind::Module);
       V.DevHow = Origin::Constructed;
-      V.DevAt = C;
+      V.DevAt = mark(C);
       V.Type = DType::Float32;
       V.TypeHow = Origin::Constructed;
-      V.TypeAt = C;
+      V.TypeAt = mark(C);
       // A module whose constructor is told a device, or moves itself, is not on the CPU.
       bool Told = A->HasSplat;
       for (auto &[N, KV] : Kw)
@@ -1523,7 +1535,7 @@ void DeviceFlow::Impl::escape(const CallArgs &A, int32_t Callee) {
       return;
     It->second.Dev = Device();
     It->second.DevHow = Origin::None;
-    It->second.DevAt = TSNode{};
+    It->second.DevAt = NodeMark{};
   };
   for (TSNode P : A.Positional) {
     Forget(P);
@@ -1553,7 +1565,7 @@ Value DeviceFlow::Impl::moduleCall(const Value &Mod, TSNode C, const ArgNodes &P
   }
   V.Dev = Mod.Dev;
   V.DevHow = Origin::ModuleOutput;
-  V.DevAt = ts_node_is_null(Mod.DevAt) ? C : Mod.DevAt; // where the module got its device
+  V.DevAt = Mod.DevAt ? Mod.DevAt : mark(C); // where the module got its device
   V.Type = Mod.Type;
   V.TypeHow = Mod.TypeHow;
   V.TypeAt = Mod.TypeAt;
@@ -1565,7 +1577,7 @@ Value DeviceFlow::Impl::moduleCall(const Value &Mod, TSNode C, const ArgNodes &P
 Value DeviceFlow::Impl::numpyCall(std::string_view Name, TSNode C, const ArgNodes &Pos,
                                   const KeywordArgs &Kw) {
   Value V = make(ValueKind::NumpyArray);
-  V.TypeAt = C;
+  V.TypeAt = mark(C);
   V.TypeHow = Origin::Numpy;
   TSNode Dt{};
   for (auto &[N, Val] : Kw)
@@ -1681,19 +1693,19 @@ Value DeviceFlow::Impl::methodCall(TSNode C, TSNode /*Callee*/, TSNode Obj, std:
       if (ToDev && ToKnown) {
         V.Dev = *ToDev;
         V.DevHow = Origin::Moved;
-        V.DevAt = ToAt;
+        V.DevAt = mark(ToAt);
         V.Flags &= ~(FlagDefaultFactory | FlagPinned | FlagPlainAttribute);
       } else if (!ToKnown || ToDev) {
         V.Dev = Device();
         V.DevHow = Origin::None;
-        V.DevAt = TSNode{};
+        V.DevAt = NodeMark{};
         V.Flags &= ~(FlagDefaultFactory | FlagPinned | FlagPlainAttribute);
       }
     }
     if (ToType != DType::Unknown) {
       V.Type = ToType;
       V.TypeHow = Origin::Cast;
-      V.TypeAt = C;
+      V.TypeAt = mark(C);
     }
     return V;
   };
@@ -1745,7 +1757,7 @@ Value DeviceFlow::Impl::methodCall(TSNode C, TSNode /*Callee*/, TSNode Obj, std:
       if (It != F->S.V.end()) {
         It->second.Dev = Device();
         It->second.DevHow = Origin::None;
-        It->second.DevAt = TSNode{};
+        It->second.DevAt = NodeMark{};
       }
     }
     return {};
@@ -1759,7 +1771,7 @@ Value DeviceFlow::Impl::methodCall(TSNode C, TSNode /*Callee*/, TSNode Obj, std:
     if (Name == "astype" && !Pos.empty()) {
       Value V = Recv;
       V.Type = dtypeArg(Pos[0]);
-      V.TypeAt = C;
+      V.TypeAt = mark(C);
       return V;
     }
     return {};

@@ -31,6 +31,8 @@ public:
   std::string deviceReason(const Value &V) const;
   /// Where a value got its dtype: "cast at line 4".
   std::string dtypeReason(const Value &V) const;
+  /// The node a value's provenance marks (null for none).
+  TSNode node(NodeMark M) const;
 
   class Impl;
 

@@ -83,14 +83,9 @@ std::string_view originVerb(Origin O) {
   return "";
 }
 
-static bool sameNode(TSNode A, TSNode B) {
-  return ts_node_is_null(A) ? ts_node_is_null(B) : !ts_node_is_null(B) && ts_node_eq(A, B);
-}
-
 bool Value::operator==(const Value &O) const {
-  return Kind == O.Kind && Dev == O.Dev && Type == O.Type && R == O.R && Flags == O.Flags &&
-         DevHow == O.DevHow && sameNode(DevAt, O.DevAt) && TypeHow == O.TypeHow && sameNode(TypeAt, O.TypeAt) &&
-         sameNode(Loader, O.Loader) && sameNode(Factory, O.Factory);
+  return Kind == O.Kind && Dev == O.Dev && Type == O.Type && R == O.R && Flags == O.Flags && DevHow == O.DevHow &&
+         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory;
 }
 
 Value join(const Value &A, const Value &B) {
@@ -113,7 +108,7 @@ Value join(const Value &A, const Value &B) {
   }
   J.R = A.R == B.R ? A.R : Rank::Unknown;
   J.Flags = A.Flags & B.Flags;
-  if (sameNode(A.Loader, B.Loader))
+  if (A.Loader == B.Loader)
     J.Loader = A.Loader;
   if (J.has(FlagDefaultFactory))
     J.Factory = A.Factory;

@@ -3,8 +3,6 @@
 // fact. Joins go up to "unknown"; the rules speak only about facts both paths agree on.
 #pragma once
 
-#include <tree_sitter/api.h>
-
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -79,18 +77,28 @@ enum ValueFlag : uint16_t {
   FlagMovesInputs = 1 << 5,    // a module of this file whose code moves tensors itself (`x.to(...)`)
 };
 
+/// A node a value's provenance names, as an index into its flow's table of such nodes (0:
+/// none; DeviceFlow::node() gives the node back). Four bytes where a TSNode takes 32: the
+/// flow copies values at every statement, join and branch, and the file's answers are one
+/// value per evaluated expression. One index per node, so equal marks are the same node.
+struct NodeMark {
+  uint32_t Index = 0;
+  explicit operator bool() const { return Index != 0; }
+  bool operator==(const NodeMark &) const = default;
+};
+
 struct Value {
   ValueKind Kind = ValueKind::Unknown;
-  Device Dev;
   DType Type = DType::Unknown;
   Rank R = Rank::Unknown;
-  uint16_t Flags = FlagNone;
   Origin DevHow = Origin::None;  // how the device was established
-  TSNode DevAt{};                // where
   Origin TypeHow = Origin::None; // how the dtype was established
-  TSNode TypeAt{};
-  TSNode Loader{};  // for batches: the DataLoader constructor (pin_memory)
-  TSNode Factory{}; // for FlagDefaultFactory: the factory call without `device=`
+  uint16_t Flags = FlagNone;
+  Device Dev;
+  NodeMark DevAt;   // where the device was established
+  NodeMark TypeAt;  // where the dtype was
+  NodeMark Loader;  // for batches: the DataLoader constructor (pin_memory)
+  NodeMark Factory; // for FlagDefaultFactory: the factory call without `device=`
 
   bool has(ValueFlag F) const { return (Flags & F) != 0; }
   bool isTensor() const { return Kind == ValueKind::Tensor; }

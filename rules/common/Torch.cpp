@@ -298,11 +298,11 @@ static Note flowNote(TSNode Expr, TSNode At, std::string What, std::string Reaso
 }
 
 Note deviceNote(const flow::DeviceFlow &F, TSNode Expr, const flow::Value &V, const NodeText &Text) {
-  return flowNote(Expr, V.DevAt, "is on " + flow::deviceName(V.Dev), F.deviceReason(V), Text);
+  return flowNote(Expr, F.node(V.DevAt), "is on " + flow::deviceName(V.Dev), F.deviceReason(V), Text);
 }
 
 Note dtypeNote(const flow::DeviceFlow &F, TSNode Expr, const flow::Value &V, const NodeText &Text) {
-  return flowNote(Expr, V.TypeAt, "is " + std::string(flow::dtypeName(V.Type)), F.dtypeReason(V), Text);
+  return flowNote(Expr, F.node(V.TypeAt), "is " + std::string(flow::dtypeName(V.Type)), F.dtypeReason(V), Text);
 }
 
 } // namespace torchlint::rules

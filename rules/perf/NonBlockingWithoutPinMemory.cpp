@@ -61,13 +61,13 @@ public:
     if (!F)
       return;
     const flow::Value *V = F->valueOf(Recv);
-    if (!V || (!V->isTensor() && V->Kind != flow::ValueKind::Batch) || ts_node_is_null(V->Loader) ||
+    if (!V || (!V->isTensor() && V->Kind != flow::ValueKind::Batch) || !V->Loader ||
         V->has(flow::FlagPinned) || V->Dev.Kind != flow::DeviceKind::Cpu || V->DevHow != flow::Origin::DataLoader)
       return;
     Diagnostic &D = Ctx.report(NB, "`non_blocking=True` has no effect: `" + shortText(Recv, Ctx.text()) +
                                        "` comes from a DataLoader without `pin_memory=True`, so the copy "
                                        "cannot overlap with compute");
-    D.Notes.push_back({RuleContext::range(V->Loader), "the DataLoader is built here without `pin_memory=True`"});
+    D.Notes.push_back({RuleContext::range(F->node(V->Loader)), "the DataLoader is built here without `pin_memory=True`"});
   }
 };
 } // namespace

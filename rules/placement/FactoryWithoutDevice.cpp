@@ -95,7 +95,7 @@ public:
           return;
         for (TSNode Arg : A.Positional)
           if (const flow::Value *V = F->valueOf(Arg); V && fromFactory(*V))
-            report(*V, Ctx);
+            report(*F, *V, Ctx);
         return;
       } else
         return;
@@ -112,18 +112,18 @@ public:
         MeetsInput = true;
     }
     if (Factory && MeetsInput)
-      report(*Factory, Ctx);
+      report(*F, *Factory, Ctx);
   }
 
 private:
   static bool fromFactory(const flow::Value &V) {
     return V.isTensor() && V.has(flow::FlagDefaultFactory) && !V.has(flow::FlagInput) &&
-           V.Dev.Kind == flow::DeviceKind::Cpu && V.R == flow::Rank::NonZero && !ts_node_is_null(V.Factory);
+           V.Dev.Kind == flow::DeviceKind::Cpu && V.R == flow::Rank::NonZero && V.Factory;
   }
 
-  static void report(const flow::Value &V, RuleContext &Ctx) {
+  static void report(const flow::DeviceFlow &F, const flow::Value &V, RuleContext &Ctx) {
     const NodeText &Text = Ctx.text();
-    TSNode Call = V.Factory;
+    TSNode Call = F.node(V.Factory);
     std::string Name(lastComponent(Ctx.model().qualifiedName(field(Call, "function"))));
     if (Name.empty())
       return;

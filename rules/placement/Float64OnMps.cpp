@@ -49,7 +49,7 @@ public:
         (!V->isTensor() && V->Kind != flow::ValueKind::Module))
       return;
     // Report where the value got there: this call moved it, or this factory made it.
-    if (V->DevAt.id != N.Node.id)
+    if (F->node(V->DevAt).id != N.Node.id)
       return;
     const NodeText &Text = Ctx.text();
     TSNode Callee = field(N.Node, "function");
