@@ -45,7 +45,8 @@ bool isTorchlintCode(std::string_view Code) {
 
 std::vector<Suppression> parseSuppressions(std::string_view C, uint32_t Offset, const SourceFile &File) {
   std::vector<Suppression> Out;
-  uint32_t Line = File.lineOf(Offset);
+  // The line only once a directive is found: most comments hold none.
+  auto Line = [&] { return File.lineOf(Offset); };
   // `# noqa` / `#noqa: TL101, TL102`
   for (size_t At = 0; (At = findNoCase(C, "noqa", At)) != std::string_view::npos; At += 4) {
     size_t Hash = C.rfind('#', At);
@@ -53,7 +54,7 @@ std::vector<Suppression> parseSuppressions(std::string_view C, uint32_t Offset, 
       continue;
     if (At + 4 < C.size() && isCodeChar(C[At + 4]))
       continue; // `# noqanything`
-    Suppression S{Suppression::Noqa, Line, {}, false, false, {}};
+    Suppression S{Suppression::Noqa, Line(), {}, false, false, {}};
     size_t End = At + 4;
     if (End < C.size() && C[End] == ':') {
       size_t CodesEnd = readCodes(C, End + 1, Offset, S);
@@ -72,7 +73,7 @@ std::vector<Suppression> parseSuppressions(std::string_view C, uint32_t Offset, 
     size_t I = C.find_first_not_of(' ', At + 10);
     if (I == std::string_view::npos)
       continue;
-    Suppression S{Suppression::Disable, Line, {}, false, false, {}};
+    Suppression S{Suppression::Disable, Line(), {}, false, false, {}};
     size_t Eq;
     if (C.substr(I, 13) == "disable-file=") {
       S.K = Suppression::DisableFile;

@@ -7,7 +7,9 @@
 
 namespace torchlint {
 
-SourceFile::SourceFile(std::string P, std::string T) : Path(std::move(P)), Text(std::move(T)) {
+SourceFile::SourceFile(std::string P, std::string T) : Path(std::move(P)), Text(std::move(T)) {}
+
+void SourceFile::indexLines() const {
   LineStarts.reserve(Text.size() / 32 + 1);
   LineStarts.push_back(0);
   // Most files have no CR: memchr finds each LF far faster than a byte loop.
@@ -31,22 +33,25 @@ SourceFile::SourceFile(std::string P, std::string T) : Path(std::move(P)), Text(
 }
 
 uint32_t SourceFile::lineStart(uint32_t Line) const {
-  return Line < LineStarts.size() ? LineStarts[Line] : size();
+  const auto &Starts = lines();
+  return Line < Starts.size() ? Starts[Line] : size();
 }
 
 std::string_view SourceFile::lineText(uint32_t Line) const {
-  if (Line >= LineStarts.size())
+  const auto &Starts = lines();
+  if (Line >= Starts.size())
     return {};
-  uint32_t B = LineStarts[Line];
-  uint32_t E = Line + 1 < LineStarts.size() ? LineStarts[Line + 1] : size();
+  uint32_t B = Starts[Line];
+  uint32_t E = Line + 1 < Starts.size() ? Starts[Line + 1] : size();
   while (E > B && (Text[E - 1] == '\n' || Text[E - 1] == '\r'))
     --E;
   return std::string_view(Text).substr(B, E - B);
 }
 
 uint32_t SourceFile::lineOf(uint32_t Offset) const {
-  auto It = std::upper_bound(LineStarts.begin(), LineStarts.end(), Offset);
-  return static_cast<uint32_t>(It - LineStarts.begin()) - 1;
+  const auto &Starts = lines();
+  auto It = std::upper_bound(Starts.begin(), Starts.end(), Offset);
+  return static_cast<uint32_t>(It - Starts.begin()) - 1;
 }
 
 unsigned utf8SequenceLength(unsigned char Lead) {
@@ -76,15 +81,16 @@ uint32_t measure(std::string_view S, ColumnUnit Unit) {
 Position SourceFile::position(uint32_t Offset, ColumnUnit Unit) const {
   Offset = std::min(Offset, size());
   uint32_t Line = lineOf(Offset);
-  std::string_view Prefix = std::string_view(Text).substr(LineStarts[Line], Offset - LineStarts[Line]);
+  uint32_t Start = lines()[Line];
+  std::string_view Prefix = std::string_view(Text).substr(Start, Offset - Start);
   return {Line, measure(Prefix, Unit)};
 }
 
 uint32_t SourceFile::offset(Position P, ColumnUnit Unit) const {
-  if (P.Line >= LineStarts.size())
+  if (P.Line >= lineCount())
     return size();
   std::string_view L = lineText(P.Line);
-  uint32_t Base = LineStarts[P.Line];
+  uint32_t Base = lines()[P.Line];
   if (Unit == ColumnUnit::Utf8Bytes)
     return Base + std::min<uint32_t>(P.Column, static_cast<uint32_t>(L.size()));
   uint32_t Units = 0;
@@ -127,7 +133,7 @@ std::optional<InvalidUtf8> SourceFile::firstInvalidUtf8() const {
     if (!Ok) {
       uint32_t Line = lineOf(static_cast<uint32_t>(I));
       return InvalidUtf8{static_cast<uint32_t>(I), Line + 1,
-                         static_cast<uint32_t>(I) - LineStarts[Line] + 1};
+                         static_cast<uint32_t>(I) - lineStart(Line) + 1};
     }
     I += Len;
   }

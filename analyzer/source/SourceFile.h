@@ -1,8 +1,10 @@
 // A Python source file in memory: its bytes, a line index, and conversions between byte
-// offsets and 1-based line/column positions in UTF-8, UTF-16 or code-point columns.
+// offsets and 1-based line/column positions in UTF-8, UTF-16 or code-point columns. The line
+// index is built on first use: a file without findings never needs it.
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +32,7 @@ public:
   const std::string &path() const { return Path; }
   std::string_view text() const { return Text; }
   uint32_t size() const { return static_cast<uint32_t>(Text.size()); }
-  uint32_t lineCount() const { return static_cast<uint32_t>(LineStarts.size()); }
+  uint32_t lineCount() const { return static_cast<uint32_t>(lines().size()); }
 
   /// Byte offset where 0-based line \p Line starts (size() past the last line).
   uint32_t lineStart(uint32_t Line) const;
@@ -49,9 +51,17 @@ public:
   bool usesCrlf() const;
 
 private:
+  /// Where each line starts, built once on first use (from any thread).
+  const std::vector<uint32_t> &lines() const {
+    std::call_once(Indexed, [this] { indexLines(); });
+    return LineStarts;
+  }
+  void indexLines() const;
+
   std::string Path;
   std::string Text;
-  std::vector<uint32_t> LineStarts;
+  mutable std::once_flag Indexed;
+  mutable std::vector<uint32_t> LineStarts;
 };
 
 /// Length in bytes of the UTF-8 sequence starting with \p Lead (1 for invalid leads).
