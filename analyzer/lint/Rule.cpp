@@ -58,11 +58,11 @@ const CallFacts *RuleContext::call(TSNode Call) {
   CachedCall = Call;
   Cached.reset();
   std::optional<CallArgs> A;
-  if (Node && !ts_node_is_null(Node->ArgList) && ts_node_eq(Node->Node, Call)) {
-    if (is(Node->ArgList, "argument_list")) { // not a generator argument
+  if (Node && NodeParts && !ts_node_is_null(NodeParts->ArgList) && ts_node_eq(Node->Node, Call)) {
+    if (is(NodeParts->ArgList, "argument_list")) { // not a generator argument
       A.emplace();
-      A->Callee = Node->Callee;
-      A->ArgList = Node->ArgList;
+      A->Callee = NodeParts->Callee;
+      A->ArgList = NodeParts->ArgList;
     }
   } else {
     A = callParts(Call);

@@ -134,8 +134,12 @@ public:
   static TextRange range(TSNode N) { return {ts_node_start_byte(N), ts_node_end_byte(N)}; }
 
   void setRule(const Rule *R) { Current = R; }
-  /// The node the dispatcher is on: call() takes the parts the walk noted on it.
-  void setNode(const NodeRef *N) { Node = N; }
+  /// The node the dispatcher is on, and the parts the walk noted on it if it is a call:
+  /// call() takes them.
+  void setNode(const NodeRef *N, const CallParts *Parts = nullptr) {
+    Node = N;
+    NodeParts = Parts;
+  }
 
   /// The parts and qualified callee of \p Call (a `call` node), memoised for the node the
   /// dispatcher is on; null for calls with a generator argument.
@@ -158,6 +162,7 @@ private:
   std::vector<Diagnostic> &Out;
   const Rule *Current = nullptr;
   const NodeRef *Node = nullptr;
+  const CallParts *NodeParts = nullptr;
   TSNode CachedCall{};
   std::optional<CallFacts> Cached;
   TSNode CachedCallee{}; // the call whose callee attribute is memoised

@@ -68,7 +68,7 @@ struct Frame {
   bool Leaf;       // nothing below matters (a plain string, an inert expression, no children)
   uint32_t Children; // ts_node_child_count: the cursor's children of this node
   uint32_t Later;    // siblings after this node (no failed cursor step past the last one)
-  int32_t Call;      // for a wanted `call` with two children: its index in WalkResult::Nodes
+  int32_t Call;      // for a wanted `call` with two children: its index in WalkResult::Calls
   uint32_t Seen;     // children entered so far
 };
 
@@ -251,8 +251,8 @@ private:
         ++P->NamedSeen;
       // A call's parts, met on the way: rules would otherwise look them up again.
       if (P->Call >= 0) {
-        NodeRef &Ref = R.Nodes[P->Call];
-        (P->Seen == 0 ? Ref.Callee : Ref.ArgList) = N;
+        CallParts &Parts = R.Calls[P->Call];
+        (P->Seen == 0 ? Parts.Callee : Parts.ArgList) = N;
       }
       ++P->Seen;
     }
@@ -391,11 +391,14 @@ private:
     }
 
     if (!F.InError && Wanted.contains(Sym)) {
-      if (F.Children == 2 && kindOf(Sym) == WK::Call && !F.Leaf)
-        F.Call = static_cast<int32_t>(R.Nodes.size());
+      if (F.Children == 2 && kindOf(Sym) == WK::Call && !F.Leaf) {
+        F.Call = static_cast<int32_t>(R.Calls.size());
+        R.Calls.emplace_back();
+      }
       R.Nodes.push_back(NodeRef{N, F.Scope,
                                 static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
-                                                    (F.Set ? FlagAfterSetDevice : 0))});
+                                                    (F.Set ? FlagAfterSetDevice : 0)),
+                                F.Call >= 0 ? static_cast<uint32_t>(F.Call) : 0});
     }
     return F;
   }
@@ -523,6 +526,7 @@ WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted) {
   // About one wanted node per 60 bytes of Python (calls, statements, assignments): room for
   // them up front, so the list is not copied as it grows.
   R.Nodes.reserve(Model.text().source().size() / 48 + 16);
+  R.Calls.reserve(Model.text().source().size() / 128 + 16);
   Walker(Model, Wanted, R).run(Root);
   Model.finish();
   return R;

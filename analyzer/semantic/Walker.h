@@ -21,6 +21,7 @@ private:
 
 struct WalkResult {
   std::vector<NodeRef> Nodes;   // nodes of the wanted kinds, outside ERROR subtrees
+  std::vector<CallParts> Calls{CallParts{}}; // by NodeRef::Parts (0: none)
   std::vector<TSNode> Comments; // every comment
   TSNode FirstError{};          // first ERROR or MISSING node, if any
   bool HasError = false;
