@@ -587,7 +587,7 @@ void DeviceFlow::Impl::statement(TSNode S) {
     State Entry = F->S;
     ++F->IfDepth;
     block(field(S, "consequence"));
-    State Out = F->S;
+    State Out = std::move(F->S); // every path below assigns F->S before reading it
     bool HasElse = false;
     for (TSNode C : namedChildren(S)) {
       if (is(C, "elif_clause")) {
@@ -614,7 +614,7 @@ void DeviceFlow::Impl::statement(TSNode S) {
   } else if (K == "try_statement") {
     State Entry = F->S;
     block(field(S, "body"));
-    State Body = F->S;
+    State Body = std::move(F->S); // each clause below assigns F->S first
     State Out;
     Out.Reachable = false;
     State HandlerEntry = joinStates(Entry, Body);
