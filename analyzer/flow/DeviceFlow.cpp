@@ -316,7 +316,8 @@ void DeviceFlow::Impl::run() {
 }
 
 // One pass over the file for the words without which no flow rule can report: device moves
-// and casts, devices, DataLoaders, NumPy, float64, MPS, `non_blocking`, host reads.
+// and casts, devices, DataLoaders, NumPy, float64, MPS, `non_blocking`; host reads apart
+// (HostReads: they count only beside `backward` or `step`).
 void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   auto At = [&](size_t I, std::string_view W) { return Src.compare(I, W.size(), W) == 0; };
   // The byte pairs a trigger can start with: SSE2 compares rule out sixteen positions at a

@@ -67,7 +67,8 @@ public:
     Diagnostic &D = Ctx.report(NB, "`non_blocking=True` has no effect: `" + shortText(Recv, Ctx.text()) +
                                        "` comes from a DataLoader without `pin_memory=True`, so the copy "
                                        "cannot overlap with compute");
-    D.Notes.push_back({RuleContext::range(F->node(V->Loader)), "the DataLoader is built here without `pin_memory=True`"});
+    D.Notes.push_back(
+        {RuleContext::range(F->node(V->Loader)), "the DataLoader is built here without `pin_memory=True`"});
   }
 };
 } // namespace
