@@ -116,9 +116,8 @@ std::optional<std::string_view> literalDevice(TSNode N, const SemanticModel &M, 
   return S;
 }
 
-namespace {
-
-TSNode methodReceiver(TSNode CalleeNode, std::string_view Callee, const SemanticModel &M, std::string_view Name) {
+TSNode methodReceiver(const CallFacts &Call, const SemanticModel &M, std::string_view Name) {
+  std::string_view Callee = Call.CalleeText;
   // An attribute ends with its name, a whole identifier: most calls are ruled out by their
   // text alone (`x.to` passes, `x.proto` and `goto` do not).
   if (Callee.size() <= Name.size() || Callee.substr(Callee.size() - Name.size()) != Name)
@@ -126,23 +125,13 @@ TSNode methodReceiver(TSNode CalleeNode, std::string_view Callee, const Semantic
   char Before = Callee[Callee.size() - Name.size() - 1];
   if (std::isalnum(static_cast<unsigned char>(Before)) || Before == '_')
     return TSNode{};
-  auto P = attributeParts(CalleeNode, M.text());
+  auto P = attributeParts(Call.Callee, M.text());
   if (!P || P->Name != Name)
     return TSNode{};
   std::string Q = M.qualifiedName(P->Object);
   if (Q == "torch" || Q.rfind("torch.", 0) == 0)
     return TSNode{};
   return P->Object;
-}
-
-} // namespace
-
-TSNode methodReceiver(TSNode CalleeNode, const SemanticModel &M, std::string_view Name) {
-  return methodReceiver(CalleeNode, M.text()(CalleeNode), M, Name);
-}
-
-TSNode methodReceiver(const CallFacts &Call, const SemanticModel &M, std::string_view Name) {
-  return methodReceiver(Call.Callee, Call.CalleeText, M, Name);
 }
 
 std::optional<SpelledDevice> spelledDevice(TSNode N, const SemanticModel &M) {

@@ -43,11 +43,9 @@ Edit appendArgument(const CallArgs &A, const NodeText &Text, std::string_view Ar
 /// The qualified name of a call's callee, or empty.
 std::string calleeName(TSNode Call, const SemanticModel &M);
 
-/// `obj.NAME(...)` called as a method: the callee is an attribute named \p Name whose
-/// object is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function).
-/// Returns the callee's object, or a null node.
-TSNode methodReceiver(TSNode Callee, const SemanticModel &M, std::string_view Name);
-/// The same for a call whose facts are known: its callee's text is already read.
+/// `obj.NAME(...)` called as a method: the callee of \p Call is an attribute named \p Name
+/// whose object is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain
+/// function). Returns the callee's object, or a null node.
 TSNode methodReceiver(const CallFacts &Call, const SemanticModel &M, std::string_view Name);
 
 /// A valid device the source spells out: a string (`"cuda:1"`), `torch.device(...)` with a
