@@ -68,7 +68,7 @@ struct Frame {
   bool Leaf;       // nothing below matters (a plain string, an inert expression, no children)
   uint32_t Children; // ts_node_child_count: the cursor's children of this node
   uint32_t Later;    // siblings after this node (no failed cursor step past the last one)
-  int32_t Call;      // for a wanted `call` with two children: its index in WalkResult::Calls
+  uint32_t Call;     // for a wanted `call` with two children: its index in WalkResult::Calls (0: none)
   uint32_t Seen;     // children entered so far
 };
 
@@ -213,7 +213,7 @@ private:
   }
 
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, -1, 0};
+    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0};
     bool Named = ts_node_is_named(N);
     std::string_view Field = FieldName ? FieldName : "";
     if (P) {
@@ -250,7 +250,7 @@ private:
       if (Named)
         ++P->NamedSeen;
       // A call's parts, met on the way: rules would otherwise look them up again.
-      if (P->Call >= 0) {
+      if (P->Call) {
         CallParts &Parts = R.Calls[P->Call];
         (P->Seen == 0 ? Parts.Callee : Parts.ArgList) = N;
       }
@@ -392,13 +392,13 @@ private:
 
     if (!F.InError && Wanted.contains(Sym)) {
       if (F.Children == 2 && kindOf(Sym) == WK::Call && !F.Leaf) {
-        F.Call = static_cast<int32_t>(R.Calls.size());
+        F.Call = static_cast<uint32_t>(R.Calls.size());
         R.Calls.emplace_back();
       }
       R.Nodes.push_back(NodeRef{N, F.Scope,
                                 static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
                                                     (F.Set ? FlagAfterSetDevice : 0)),
-                                F.Call >= 0 ? static_cast<uint32_t>(F.Call) : 0});
+                                F.Call});
     }
     return F;
   }
