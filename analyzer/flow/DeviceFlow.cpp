@@ -221,6 +221,11 @@ private:
   void findTriggers(std::string_view Src);
   bool mayMatter(TSNode N) const { return mayMatter(ts_node_start_byte(N), ts_node_end_byte(N)); }
   bool mayMatter(uint32_t Begin, uint32_t End) const;
+  bool forwardMayMatter(const Scope &S);
+  bool callsSource(std::string_view Code, bool Constructors);
+  std::string_view afterName(TSNode Function) const;
+  std::unordered_set<std::string_view> LocalNames; // top-level functions and classes of the file
+  std::unordered_map<int32_t, bool> InitMatters;   // class -> whether its __init__ may give devices
 
   void analyseScope(int32_t Id);
   void analyseClassInit(int32_t Class);
@@ -310,9 +315,83 @@ void DeviceFlow::Impl::run() {
   // still analysed on demand): most of a library has no device code at all.
   for (size_t I = 0; I < M.scopes().size(); ++I) {
     const Scope &S = M.scopes()[I];
-    if (S.Kind == ScopeKind::Function && (M.inRole(static_cast<int32_t>(I), RoleForward) || mayMatter(S.Node)))
+    if (S.Kind != ScopeKind::Function)
+      continue;
+    if (mayMatter(S.Node) || (M.inRole(static_cast<int32_t>(I), RoleForward) && forwardMayMatter(S)))
       analyseScope(static_cast<int32_t>(I));
   }
+}
+
+// Code that runs at every forward step matters without the trigger words too: a factory
+// there (`torch.zeros(n)`) makes a CPU tensor that meets the inputs, and so does a plain tensor
+// attribute that `__init__` made. Without the triggers, only these give a value there a known
+// device: a factory, a module built on the spot, a call to a function or class of this file (its
+// summary), a global device or DataLoader, and, in a method, the attributes its class's
+// `__init__` left (registered ones follow the module; plain tensors come from the same sources).
+bool DeviceFlow::Impl::forwardMayMatter(const Scope &S) {
+  std::string_view Code = afterName(S.Node);
+  if (callsSource(Code, /*Constructors=*/true))
+    return true;
+  for (auto &[Name, V] : Globals)
+    if (memmem(Code.data(), Code.size(), Name.data(), Name.size()))
+      return true;
+  if (S.Class < 0 || M.scope(S.Parent).Kind != ScopeKind::Class)
+    return false;
+  auto [It, New] = InitMatters.try_emplace(S.Class, false);
+  if (New)
+    for (const Scope &I : M.scopes())
+      if (I.Kind == ScopeKind::Function && I.Class == S.Class && I.Name == "__init__" &&
+          M.scope(I.Parent).Kind == ScopeKind::Class) {
+        // Modules built in `__init__` are registered: they follow the module, wherever it is.
+        It->second = mayMatter(I.Node) || callsSource(afterName(I.Node), /*Constructors=*/false);
+        break;
+      }
+  return It->second;
+}
+
+// A function's text from its parameters on: its own `name(` is no call.
+std::string_view DeviceFlow::Impl::afterName(TSNode Function) const {
+  std::string_view Whole = Text(Function);
+  TSNode Params = field(Function, "parameters");
+  if (ts_node_is_null(Params))
+    return Whole;
+  uint32_t From = ts_node_start_byte(Params) - ts_node_start_byte(Function);
+  return From <= Whole.size() ? Whole.substr(From) : Whole;
+}
+
+// Whether \p Code calls a tensor factory, this file's own function or class, a torch function
+// imported under another name, or (with \p Constructors) a class such as `nn.Linear`: the name
+// before each `(`.
+bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
+  if (LocalNames.empty()) {
+    for (auto &[Name, Scope] : TopFunctions)
+      LocalNames.insert(Name);
+    for (const ClassInfo &C : M.classes())
+      LocalNames.insert(C.Name);
+  }
+  for (size_t Open = Code.find('('); Open != std::string_view::npos; Open = Code.find('(', Open + 1)) {
+    size_t End = Open;
+    while (End > 0 && (Code[End - 1] == ' ' || Code[End - 1] == '\t'))
+      --End;
+    size_t Begin = End;
+    while (Begin > 0 && nameByte(Code[Begin - 1]))
+      --Begin;
+    std::string_view Name = Code.substr(Begin, End - Begin);
+    if (Name.empty())
+      continue;
+    // Only a bare name calls this file's function or class (methods have no summaries).
+    bool Bare = Begin == 0 || Code[Begin - 1] != '.';
+    if (isFactory(Name) || (Bare && LocalNames.count(Name)))
+      return true;
+    // Exceptions raised there are no modules.
+    if (Constructors && capitalized(Name) && !endsWith(Name, "Error") && !endsWith(Name, "Exception") &&
+        !endsWith(Name, "Warning"))
+      return true;
+    std::string_view Q = M.importOf(Name);
+    if (startsWith(Q, "torch.") && (isFactory(lastComponent(Q)) || (Constructors && capitalized(lastComponent(Q)))))
+      return true;
+  }
+  return false;
 }
 
 // One pass over the file for the words without which no flow rule can report: device moves
