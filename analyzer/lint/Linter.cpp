@@ -78,7 +78,7 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   static const TSSymbol CallSym = symbolFor("call");
   for (const NodeRef &N : W.Nodes) {
     Ctx.setNode(&N, N.Parts ? &W.Calls[N.Parts] : nullptr);
-    TSSymbol Sym = ts_node_symbol(N.Node);
+    TSSymbol Sym = N.Sym;
     // Which of the rules that name their callees this call may concern: by the callee's last
     // part, and for an imported name also by what it stands for.
     bool Named = Sym == CallSym && !NameRules.empty();

@@ -53,12 +53,21 @@ struct NodeRef {
   TSNode Node;
   int32_t Scope; // innermost enclosing scope
   uint8_t Flags;
+  // ts_node_symbol(Node), as the walk read it: asked again later, it reads a tree that the
+  // walk has since left, and would miss the cache at every node.
+  TSSymbol Sym;
   // For a `call` of the plain shape (a callee and its argument list, no comment between):
   // its entry in WalkResult::Calls, where the walk noted its two children; 0 otherwise. (The
   // children live apart: two thirds of the wanted nodes are no calls, and the dispatcher
   // reads every node.)
   uint32_t Parts = 0;
 };
+
+/// Whether a collected node is of kind \p K, by the symbol the walk noted.
+inline bool is(const NodeRef &N, std::string_view K) {
+  const std::vector<std::string_view> &Names = symbolNames();
+  return N.Sym < Names.size() && Names[N.Sym] == K;
+}
 
 /// A call's two children, as the walk met them.
 struct CallParts {

@@ -398,7 +398,7 @@ private:
       R.Nodes.push_back(NodeRef{N, F.Scope,
                                 static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
                                                     (F.Set ? FlagAfterSetDevice : 0)),
-                                F.Call});
+                                Sym, F.Call});
     }
     return F;
   }

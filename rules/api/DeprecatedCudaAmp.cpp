@@ -270,7 +270,7 @@ public:
     const NodeText &T = Ctx.text();
     TSNode Callee;
     bool Bare = false; // `@torch.cuda.amp.custom_fwd` without a call
-    if (is(N.Node, "decorator")) {
+    if (is(N, "decorator")) {
       if (ts_node_named_child_count(N.Node) == 0)
         return;
       Callee = ts_node_named_child(N.Node, 0);

@@ -69,7 +69,7 @@ public:
       return;
     const NodeText &Text = Ctx.text();
     bool InForward = Ctx.model().inRole(N.Scope, RoleForward);
-    if (is(N.Node, "binary_operator")) {
+    if (is(N, "binary_operator")) {
       if (!arithmetic(Text(field(N.Node, "operator"))))
         return;
       pair(N.Node, field(N.Node, "left"), field(N.Node, "right"), *F, Ctx, InForward);

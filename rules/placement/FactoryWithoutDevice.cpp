@@ -70,7 +70,7 @@ public:
       return;
     const NodeText &Text = Ctx.text();
     NodeList Operands;
-    if (is(N.Node, "binary_operator")) {
+    if (is(N, "binary_operator")) {
       if (!arithmetic(Text(field(N.Node, "operator"))))
         return;
       Operands = {field(N.Node, "left"), field(N.Node, "right")};
