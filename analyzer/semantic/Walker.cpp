@@ -175,13 +175,8 @@ public:
     TSTreeCursor C = ts_tree_cursor_new(Root);
     Stack.push_back(enter(ts_tree_cursor_current_node(&C), nullptr, nullptr));
     while (true) {
-      if (!Stack.back().Leaf && ts_tree_cursor_goto_first_child(&C)) {
-        Frame &P = Stack.back();
-        uint32_t Later = P.Children - 1; // before push_back: it may move P
-        Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, fieldName(C, P)));
-        Stack.back().Later = Later;
+      if (!Stack.back().Leaf && ts_tree_cursor_goto_first_child(&C) && arrive(C, Stack.back().Children - 1))
         continue;
-      }
       // Leave nodes until one has a next sibling.
       while (true) {
         Frame Done = Stack.back();
@@ -196,10 +191,9 @@ public:
           ++Stack.back().SiblingSet;
         // A failed step costs the cursor about as much as a successful one.
         if (Done.Later > 0 && ts_tree_cursor_goto_next_sibling(&C)) {
-          Frame &P = Stack.back();
-          Stack.push_back(enter(ts_tree_cursor_current_node(&C), &P, fieldName(C, P)));
-          Stack.back().Later = Done.Later - 1;
-          break;
+          if (arrive(C, Done.Later - 1))
+            break;
+          continue; // only tokens were left: the cursor is back on the parent
         }
         ts_tree_cursor_goto_parent(&C);
       }
@@ -207,6 +201,29 @@ public:
   }
 
 private:
+  /// The cursor is on a child of Stack.back() with \p Later siblings after it. Pushes the
+  /// frame of the first that is more than a token (a keyword or punctuation: a third of the
+  /// nodes, with nothing to note but their count); false, with the cursor back on the parent,
+  /// when only tokens remain.
+  bool arrive(TSTreeCursor &C, uint32_t Later) {
+    Frame &P = Stack.back();
+    while (true) {
+      TSNode N = ts_tree_cursor_current_node(&C);
+      bool Token = !AnyError && P.Call == 0 && !ts_node_is_named(N) && ts_node_child_count(N) == 0;
+      if (!Token) {
+        Stack.push_back(enter(N, &P, fieldName(C, P))); // may move P
+        Stack.back().Later = Later;
+        return true;
+      }
+      ++P.Seen;
+      if (Later == 0 || !ts_tree_cursor_goto_next_sibling(&C)) {
+        ts_tree_cursor_goto_parent(&C);
+        return false;
+      }
+      --Later;
+    }
+  }
+
   /// Only a few parents care which field a child is in; asking costs a look-up per node.
   static const char *fieldName(TSTreeCursor &C, const Frame &Parent) {
     return Parent.Kind == Special::None ? nullptr : ts_tree_cursor_current_field_name(&C);
