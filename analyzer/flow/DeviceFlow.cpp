@@ -1605,13 +1605,14 @@ void DeviceFlow::Impl::escape(const CallArgs &A, int32_t Callee) {
   size_t Position = 0;
   std::string_view Keyword;
   auto Forget = [&](TSNode Arg) {
-    if (Callee >= 0 && !mayMove(Callee, Position, Keyword))
-      return;
     std::string_view Key = pathKey(Arg);
     if (Key.empty())
       return;
     auto It = F->S.V.find(Key);
     if (It == F->S.V.end() || It->second.Kind != ValueKind::Module)
+      return;
+    // (Asked last: reading the helper's body costs more than the look-up.)
+    if (Callee >= 0 && !mayMove(Callee, Position, Keyword))
       return;
     It->second.Dev = Device();
     It->second.DevHow = Origin::None;
