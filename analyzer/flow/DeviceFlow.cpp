@@ -224,6 +224,7 @@ private:
   bool forwardMayMatter(const Scope &S);
   bool callsSource(std::string_view Code, bool Constructors);
   std::string_view afterName(TSNode Function) const;
+  int32_t initOf(int32_t Class) const;
   std::unordered_set<std::string_view> LocalNames; // top-level functions and classes of the file
   std::unordered_map<int32_t, bool> InitMatters;   // class -> whether its __init__ may give devices
 
@@ -338,15 +339,23 @@ bool DeviceFlow::Impl::forwardMayMatter(const Scope &S) {
   if (S.Class < 0 || M.scope(S.Parent).Kind != ScopeKind::Class)
     return false;
   auto [It, New] = InitMatters.try_emplace(S.Class, false);
-  if (New)
-    for (const Scope &I : M.scopes())
-      if (I.Kind == ScopeKind::Function && I.Class == S.Class && I.Name == "__init__" &&
-          M.scope(I.Parent).Kind == ScopeKind::Class) {
-        // Modules built in `__init__` are registered: they follow the module, wherever it is.
-        It->second = mayMatter(I.Node) || callsSource(afterName(I.Node), /*Constructors=*/false);
-        break;
-      }
+  if (int32_t Init = New ? initOf(S.Class) : -1; Init >= 0) {
+    // Modules built in `__init__` are registered: they follow the module, wherever it is.
+    TSNode Fn = M.scope(Init).Node;
+    It->second = mayMatter(Fn) || callsSource(afterName(Fn), /*Constructors=*/false);
+  }
   return It->second;
+}
+
+// The scope of class \p Class's own `__init__`, or -1.
+int32_t DeviceFlow::Impl::initOf(int32_t Class) const {
+  for (size_t I = 0; I < M.scopes().size(); ++I) {
+    const Scope &S = M.scopes()[I];
+    if (S.Kind == ScopeKind::Function && S.Class == Class && S.Name == "__init__" && S.Parent >= 0 &&
+        M.scope(S.Parent).Kind == ScopeKind::Class)
+      return static_cast<int32_t>(I);
+  }
+  return -1;
 }
 
 // A function's text from its parameters on: its own `name(` is no call.
@@ -582,14 +591,8 @@ void DeviceFlow::Impl::analyseClassInit(int32_t Class) {
   if (CF.Done || CF.Busy)
     return;
   CF.Busy = true;
-  for (size_t I = 0; I < M.scopes().size(); ++I) {
-    const Scope &S = M.scopes()[I];
-    if (S.Kind == ScopeKind::Function && S.Class == Class && S.Name == "__init__" && S.Parent >= 0 &&
-        M.scope(S.Parent).Kind == ScopeKind::Class) {
-      analyseScope(static_cast<int32_t>(I));
-      break;
-    }
-  }
+  if (int32_t Init = initOf(Class); Init >= 0)
+    analyseScope(Init);
   CF.Done = true;
 }
 
