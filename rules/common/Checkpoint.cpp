@@ -509,8 +509,8 @@ bool scanConditionalImport(TSNode Root, std::string_view Local, const NodeText &
     if (!(Bits & (KContainer | KScope)))
       continue;
     bool Guarded = Under || is(N, "try_statement") || is(N, "if_statement");
-    for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I)
-      Stack.emplace_back(ts_node_named_child(N, I), Guarded);
+    for (TSNode C : namedChildren(N)) // by index, a long module or class body is quadratic
+      Stack.emplace_back(C, Guarded);
   }
   return Conditional || Count > 1;
 }
