@@ -209,12 +209,17 @@ private:
     Frame &P = Stack.back();
     while (true) {
       TSNode N = ts_tree_cursor_current_node(&C);
-      bool Token = !AnyError && P.Call == 0 && !ts_node_is_named(N) && ts_node_child_count(N) == 0;
+      // A leaf that is not a comment or a wanted kind (a name, a number, `None`) carries
+      // nothing either but its count.
+      bool Named = false;
+      bool Token = !AnyError && P.Call == 0 && ts_node_child_count(N) == 0 &&
+                   (!(Named = ts_node_is_named(N)) || quietLeaf(ts_node_symbol(N)));
       if (!Token) {
         Stack.push_back(enter(N, &P, fieldName(C, P))); // may move P
         Stack.back().Later = Later;
         return true;
       }
+      P.NamedSeen += Named;
       ++P.Seen;
       if (Later == 0 || !ts_tree_cursor_goto_next_sibling(&C)) {
         ts_tree_cursor_goto_parent(&C);
@@ -287,25 +292,21 @@ private:
       F.Leaf = true; // saves the cursor a failed descent
     if (!Named)
       return F;
-    static const KindSet CommentKind = [] {
-      KindSet K;
-      K.add("comment");
-      return K;
-    }();
-    if (CommentKind.contains(Sym)) {
+    if (comment(Sym)) {
       R.Comments.push_back(N);
       M.noteProse(N);
       return F;
     }
 
-    switch (kindOf(Sym)) {
+    WK Kind = kindOf(Sym);
+    switch (Kind) {
     case WK::If:
     case WK::Elif: {
       TSNode Cond = field(N, "condition");
       if (!ts_node_is_null(Cond) && mentionsAccelerator(Text(Cond))) {
         F.Kind = Special::GuardIf;
         TSNode Body = field(N, "consequence");
-        F.ExitGuard = kindOf(Sym) == WK::If && !ts_node_is_null(Body) && endsInExit(Body, Text);
+        F.ExitGuard = Kind == WK::If && !ts_node_is_null(Body) && endsInExit(Body, Text);
       }
       break;
     }
@@ -378,7 +379,7 @@ private:
       break;
     case WK::Import:
     case WK::ImportFrom:
-      addImports(N, kindOf(Sym) == WK::ImportFrom);
+      addImports(N, Kind == WK::ImportFrom);
       break;
     case WK::Call:
       noteCall(N, F.Scope);
@@ -397,18 +398,23 @@ private:
     }
     // Most of the tree lies in small expressions (`self.conv1`, `(x, 0)`) with nothing below
     // them that the walk acts on; the cursor costs more per node than everything else here.
-    // Statements hold blocks, and `=` sits only directly in blocks, expression statements and
-    // assignments: only expressions are skipped.
-    if (!F.Leaf && SkipInert && !AnyError && !holdsStatements(Sym)) {
+    // Compound statements hold blocks, and `=` sits only directly in blocks, expression
+    // statements and assignments: expressions and the other statements (`return x`,
+    // `import a.b`, `pass`) are skipped.
+    if (Skip How = skipOf(Sym); !F.Leaf && SkipInert && !AnyError && How != Skip::Never) {
       uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
       // The `(` that opens an argument list, tuple or parameter list calls nothing.
       if (B < Text.source().size() && Text.source()[B] == '(')
         ++B;
       F.Leaf = inert(B, E);
+      // A simple statement's strings are still met one by one: they are prose to the flow's
+      // trigger search, as they were before statements were skipped.
+      if (F.Leaf && How == Skip::Statement)
+        F.Leaf = Text(N).find_first_of("'\"") == std::string_view::npos;
     }
 
     if (!F.InError && Wanted.contains(Sym)) {
-      if (F.Children == 2 && kindOf(Sym) == WK::Call && !F.Leaf) {
+      if (F.Children == 2 && Kind == WK::Call && !F.Leaf) {
         F.Call = static_cast<uint32_t>(R.Calls.size());
         R.Calls.emplace_back();
       }
@@ -499,20 +505,30 @@ private:
     return Bad >= E;
   }
 
-  /// Statements, clauses and definitions (which hold blocks), blocks, the module, and
-  /// assignments (which hold assignments): never skipped, whatever their text.
-  static bool holdsStatements(TSSymbol Sym) {
-    static const std::vector<char> Table = [] {
+  /// How inert text is read for a node of each kind.
+  enum class Skip : uint8_t {
+    Never,     // compound statements, clauses and definitions (which hold blocks), blocks, the
+               // module, expression statements and assignments (which hold assignments)
+    Statement, // a simple statement (`return x`, `import a.b`): inert text without quotes
+    Inert,     // an expression: inert text
+  };
+  static Skip skipOf(TSSymbol Sym) {
+    static const std::vector<Skip> Table = [] {
       const TSLanguage *L = pythonLanguage();
-      std::vector<char> T(ts_language_symbol_count(L), 0);
+      std::vector<Skip> T(ts_language_symbol_count(L), Skip::Inert);
       for (uint32_t S = 0; S < T.size(); ++S) {
         std::string_view Name = ts_language_symbol_name(L, static_cast<TSSymbol>(S));
-        T[S] = Name == "module" || Name == "block" || Name == "assignment" || Name == "augmented_assignment" ||
-               endsWith(Name, "_statement") || endsWith(Name, "_definition") || endsWith(Name, "_clause");
+        bool Compound = Name == "if_statement" || Name == "for_statement" || Name == "while_statement" ||
+                        Name == "try_statement" || Name == "with_statement" || Name == "match_statement";
+        if (Name == "module" || Name == "block" || Name == "expression_statement" || Name == "assignment" ||
+            Name == "augmented_assignment" || Compound || endsWith(Name, "_definition") || endsWith(Name, "_clause"))
+          T[S] = Skip::Never;
+        else if (endsWith(Name, "_statement"))
+          T[S] = Skip::Statement;
       }
       return T;
     }();
-    return Sym >= Table.size() || Table[Sym];
+    return Sym < Table.size() ? Table[Sym] : Skip::Never;
   }
 
   /// Inert bytes other than `l`, which inert() tests apart (it may start `lambda`).
@@ -525,6 +541,17 @@ private:
       T[static_cast<unsigned char>(C)] = true;
     return T;
   }();
+
+  /// A named leaf that enter() would only count: no comment, no wanted kind.
+  bool quietLeaf(TSSymbol Sym) const { return !comment(Sym) && !Wanted.contains(Sym); }
+  static bool comment(TSSymbol Sym) {
+    static const KindSet Comments = [] {
+      KindSet K;
+      K.add("comment");
+      return K;
+    }();
+    return Comments.contains(Sym);
+  }
 
   SemanticModel &M;
   const NodeText &Text;
