@@ -148,6 +148,15 @@ const ClassInfo *SemanticModel::localClass(std::string_view Name) const {
   return nullptr;
 }
 
+bool SemanticModel::textHas(std::string_view Word) const {
+  for (auto &[W, Has] : WordsSeen)
+    if (W == Word)
+      return Has;
+  bool Has = containsBytes(Text.source(), Word);
+  WordsSeen.emplace_back(Word, Has);
+  return Has;
+}
+
 int32_t SemanticModel::addScope(Scope S) {
   Scopes.push_back(S);
   return static_cast<int32_t>(Scopes.size() - 1);

@@ -105,6 +105,9 @@ public:
   const std::vector<std::pair<uint32_t, uint32_t>> &proseRanges() const { return Prose; }
   /// Whether a local name is a class in this file deriving from nn.Module.
   const ClassInfo *localClass(std::string_view Name) const;
+  /// Whether the file's text holds \p Word anywhere, remembered per word: a rule that needs
+  /// a file-wide call (`init_process_group`) rules out every call of the other files at once.
+  bool textHas(std::string_view Word) const;
 
   // Building (used by the walker).
   int32_t addScope(Scope S);
@@ -129,6 +132,7 @@ private:
   mutable const void *MemoId = nullptr;
   mutable uint32_t MemoStart = 0;
   mutable std::string MemoName;
+  mutable std::vector<std::pair<std::string, bool>> WordsSeen; // textHas(): a few words
   std::vector<std::string> Relative;
   std::vector<Scope> Scopes;
   std::vector<ClassInfo> Classes;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cctype>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,11 @@ inline size_t findNoCase(std::string_view Hay, std::string_view Needle, size_t F
 }
 inline bool containsNoCase(std::string_view Hay, std::string_view Needle) {
   return findNoCase(Hay, Needle) != std::string_view::npos;
+}
+/// Whether \p Hay holds \p Needle (glibc's memmem skips through the text; string_view::find
+/// stops at every occurrence of the first byte).
+inline bool containsBytes(std::string_view Hay, std::string_view Needle) {
+  return Needle.empty() || memmem(Hay.data(), Hay.size(), Needle.data(), Needle.size()) != nullptr;
 }
 /// A byte of a Python name as written: ASCII letter, digit or `_`, or part of a non-ASCII one.
 inline bool nameByte(char C) {

@@ -222,6 +222,10 @@ namespace {
 std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, const SemanticModel &M) {
   if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))
     return std::nullopt;
+  // Only a file that starts a process group has such placements (FileFacts::Init needs the
+  // call's name): most files are ruled out before their calls are read.
+  if (!M.textHas("init_process_group"))
+    return std::nullopt;
   if (M.inRole(N.Scope, RoleDataWorker))
     return std::nullopt; // TL108 speaks in DataLoader workers
   const std::string &Q = Facts.Qualified;

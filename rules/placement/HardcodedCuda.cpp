@@ -1,6 +1,7 @@
 // TL105 hardcoded-cuda: `.cuda()`, `.to("cuda")`, `device="cuda"` or `torch.device("cuda")`
 // written where a configured device belongs.
 #include "common/Distributed.h"
+#include "source/Strings.h"
 
 namespace torchlint::rules {
 
@@ -72,6 +73,10 @@ public:
       return;
     const SemanticModel &M = Ctx.model();
     if (M.inRole(N.Scope, RoleDataWorker))
+      return;
+    // Every form below spells `cuda` in the call (a method name or a plain string literal,
+    // which stringLiteral reads only without escapes).
+    if (!containsBytes(Ctx.text()(N.Node), "cuda"))
       return;
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
