@@ -403,9 +403,17 @@ private:
     // `import a.b`, `pass`) are skipped.
     if (Skip How = skipOf(Sym); !F.Leaf && SkipInert && !AnyError && How != Skip::Never) {
       uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
-      // The `(` that opens an argument list, tuple or parameter list calls nothing.
-      if (B < Text.source().size() && Text.source()[B] == '(')
+      std::string_view Src = Text.source();
+      // The `(` that opens an argument list, tuple or parameter list calls nothing, nor does
+      // the `(` after a plain dotted callee (`self.conv1(x)`): such a call is a leaf whose
+      // parts the rules read themselves.
+      if (B < Src.size() && Src[B] == '(') {
         ++B;
+      } else if (Kind == WK::Call && E <= Src.size()) {
+        std::string_view Whole = Src.substr(B, E - B);
+        if (size_t Open = Whole.find('('); Open != std::string_view::npos && plainDottedName(Whole.substr(0, Open)))
+          B += static_cast<uint32_t>(Open) + 1;
+      }
       F.Leaf = inert(B, E);
       // A simple statement's strings are still met one by one: they are prose to the flow's
       // trigger search, as they were before statements were skipped.
