@@ -39,7 +39,9 @@ inline bool containsNoCase(std::string_view Hay, std::string_view Needle) {
 /// Whether \p Hay holds \p Needle (glibc's memmem skips through the text; string_view::find
 /// stops at every occurrence of the first byte).
 inline bool containsBytes(std::string_view Hay, std::string_view Needle) {
-  return Needle.empty() || memmem(Hay.data(), Hay.size(), Needle.data(), Needle.size()) != nullptr;
+  if (Needle.empty())
+    return true;
+  return Hay.size() >= Needle.size() && memmem(Hay.data(), Hay.size(), Needle.data(), Needle.size()) != nullptr;
 }
 /// A byte of a Python name as written: ASCII letter, digit or `_`, or part of a non-ASCII one.
 inline bool nameByte(char C) {

@@ -176,7 +176,7 @@ bool addDeviceType(Api A, TSNode Call, TSNode Callee, const NodeText &T, std::ve
 std::vector<TSNode> nodesSpelled(TSNode Root, const NodeText &T, std::string_view Word, std::string_view Kind) {
   std::vector<TSNode> Out;
   std::string_view Src = T.source();
-  if (Word.empty())
+  if (Word.empty() || Src.size() < Word.size())
     return Out;
   for (const char *At = Src.data(), *End = Src.data() + Src.size();
        (At = static_cast<const char *>(memmem(At, End - At, Word.data(), Word.size()))); ++At) {
