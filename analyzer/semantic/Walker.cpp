@@ -60,7 +60,6 @@ struct Frame {
   uint16_t Sibling;   // extra guard for later children (after an early exit on CUDA)
   uint16_t Set;       // set_device depth inherited by children
   uint16_t SiblingSet; // set_device for later children
-  uint16_t NamedSeen; // named children visited so far
   Special Kind;
   bool InError;
   bool ExitGuard; // this statement guards the siblings after it
@@ -70,6 +69,8 @@ struct Frame {
   uint32_t Later;    // siblings after this node (no failed cursor step past the last one)
   uint32_t Call;     // for a wanted `call` with two children: its index in WalkResult::Calls (0: none)
   uint32_t Seen;     // children entered so far
+  uint32_t NamedSeen; // named children visited so far
+  uint32_t Named;     // ts_node_named_child_count: once all are seen, only tokens are left
 };
 
 bool endsInExit(TSNode Block, const NodeText &Text) {
@@ -175,7 +176,8 @@ public:
     TSTreeCursor C = ts_tree_cursor_new(Root);
     Stack.push_back(enter(ts_tree_cursor_current_node(&C), nullptr, nullptr));
     while (true) {
-      if (!Stack.back().Leaf && ts_tree_cursor_goto_first_child(&C) && arrive(C, Stack.back().Children - 1))
+      if (!Stack.back().Leaf && (AnyError || Stack.back().Named > 0) && ts_tree_cursor_goto_first_child(&C) &&
+          arrive(C, Stack.back().Children - 1))
         continue;
       // Leave nodes until one has a next sibling.
       while (true) {
@@ -190,7 +192,7 @@ public:
         if (Done.SetsDevice)
           ++Stack.back().SiblingSet;
         // A failed step costs the cursor about as much as a successful one.
-        if (Done.Later > 0 && ts_tree_cursor_goto_next_sibling(&C)) {
+        if (Done.Later > 0 && !onlyTokensLeft(Stack.back()) && ts_tree_cursor_goto_next_sibling(&C)) {
           if (arrive(C, Done.Later - 1))
             break;
           continue; // only tokens were left: the cursor is back on the parent
@@ -221,7 +223,7 @@ private:
       }
       P.NamedSeen += Named;
       ++P.Seen;
-      if (Later == 0 || !ts_tree_cursor_goto_next_sibling(&C)) {
+      if (Later == 0 || onlyTokensLeft(P) || !ts_tree_cursor_goto_next_sibling(&C)) {
         ts_tree_cursor_goto_parent(&C);
         return false;
       }
@@ -229,13 +231,18 @@ private:
     }
   }
 
+  /// Whether every named child of \p P has been met, so that only tokens (a closing `)`, a
+  /// `:`) remain: stepping the cursor over them costs as much as over any node. With errors
+  /// in the tree every node is visited.
+  bool onlyTokensLeft(const Frame &P) const { return !AnyError && P.NamedSeen >= P.Named; }
+
   /// Only a few parents care which field a child is in; asking costs a look-up per node.
   static const char *fieldName(TSTreeCursor &C, const Frame &Parent) {
     return Parent.Kind == Special::None ? nullptr : ts_tree_cursor_current_field_name(&C);
   }
 
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0};
+    Frame F{0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0};
     bool Named = ts_node_is_named(N);
     std::string_view Field = FieldName ? FieldName : "";
     if (P) {
@@ -288,6 +295,7 @@ private:
       F.InError = true;
     }
     F.Children = ts_node_child_count(N);
+    F.Named = ts_node_named_child_count(N);
     if (F.Children == 0)
       F.Leaf = true; // saves the cursor a failed descent
     if (!Named)
