@@ -294,10 +294,10 @@ TSNode DeviceFlow::node(NodeMark M) const { return P->Marked[M.Index]; }
 void DeviceFlow::Impl::run() {
   std::string_view Src = Text.source(); // trigger offsets are the nodes' byte offsets
   // Code that changes the default device makes every factory's device unknown.
-  // (memmem skips through the text; string_view::find stops at every `s`.)
-  for (const char *At = Src.data(), *End = At + Src.size();
-       !FactoriesUnknown && (At = static_cast<const char *>(memmem(At, End - At, "set_default_", 12))); At += 12) {
-    std::string_view Rest(At + 12, End - At - 12);
+  constexpr std::string_view SetDefault = "set_default_";
+  for (size_t At = findBytes(Src, SetDefault); !FactoriesUnknown && At != std::string_view::npos;
+       At = findBytes(Src, SetDefault, At + SetDefault.size())) {
+    std::string_view Rest = Src.substr(At + SetDefault.size());
     FactoriesUnknown = startsWith(Rest, "device") || startsWith(Rest, "tensor_type");
   }
   Analysed.assign(M.scopes().size(), 0);
@@ -334,7 +334,7 @@ bool DeviceFlow::Impl::forwardMayMatter(const Scope &S) {
   if (callsSource(Code, /*Constructors=*/true))
     return true;
   for (auto &[Name, V] : Globals)
-    if (memmem(Code.data(), Code.size(), Name.data(), Name.size()))
+    if (containsBytes(Code, Name))
       return true;
   if (S.Class < 0 || M.scope(S.Parent).Kind != ScopeKind::Class)
     return false;
@@ -523,7 +523,7 @@ bool DeviceFlow::Impl::mayMatter(uint32_t Begin, uint32_t End) const {
     return false;
   // A training loop is one whose body calls `backward()` or `step()` (see call()).
   std::string_view Code = Text.source().substr(Begin, End - Begin);
-  return memmem(Code.data(), Code.size(), "backward", 8) || memmem(Code.data(), Code.size(), "step", 4);
+  return containsBytes(Code, "backward") || containsBytes(Code, "step");
 }
 
 void DeviceFlow::Impl::analyseScope(int32_t Id) {

@@ -2,9 +2,9 @@
 #include "lsp/Incremental.h"
 
 #include "lint/Linter.h"
+#include "source/Strings.h"
 
 #include <algorithm>
-#include <cstring>
 #include <unordered_map>
 
 namespace torchlint::lsp {
@@ -72,18 +72,9 @@ template <class F> void forEachIdentifier(std::string_view T, F &&Fn) {
   }
 }
 
-/// Offset of \p W in \p T at or after \p From, or npos (glibc's memmem is much faster than a
-/// first-character scan for words whose first letter is common).
-size_t findWord(std::string_view T, std::string_view W, size_t From = 0) {
-  if (From >= T.size())
-    return std::string_view::npos;
-  const void *P = memmem(T.data() + From, T.size() - From, W.data(), W.size());
-  return P ? static_cast<size_t>(static_cast<const char *>(P) - T.data()) : std::string_view::npos;
-}
-
 template <class Words> bool containsAny(std::string_view T, const Words &Ws) {
   for (std::string_view W : Ws)
-    if (findWord(T, W) != std::string_view::npos)
+    if (containsBytes(T, W))
       return true;
   return false;
 }
@@ -194,7 +185,7 @@ const std::string_view FileDirectiveWords[] = {"disable-file", "cuda.amp", "torc
 WordIndex indexWords(std::string_view Text) {
   WordIndex W;
   for (std::string_view Word : FileWideWords)
-    for (size_t At = findWord(Text, Word); At != std::string_view::npos; At = findWord(Text, Word, At + 1))
+    for (size_t At = findBytes(Text, Word); At != std::string_view::npos; At = findBytes(Text, Word, At + 1))
       W.FileWide.push_back(static_cast<uint32_t>(At));
   std::sort(W.FileWide.begin(), W.FileWide.end());
   W.FileDirective = containsAny(Text, FileDirectiveWords);
@@ -266,7 +257,7 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
     for (std::string_view Name : Names) {
       if (++NamesSearched > MaxNames)
         return Refuse("the definition is used by too much of the file");
-      for (size_t At = findWord(NewText, Name); At != std::string_view::npos; At = findWord(NewText, Name, At + 1)) {
+      for (size_t At = findBytes(NewText, Name); At != std::string_view::npos; At = findBytes(NewText, Name, At + 1)) {
         bool Word = (At == 0 || !identChar(static_cast<unsigned char>(NewText[At - 1]))) &&
                     (At + Name.size() == NewText.size() ||
                      !identChar(static_cast<unsigned char>(NewText[At + Name.size()])));

@@ -36,12 +36,20 @@ inline size_t findNoCase(std::string_view Hay, std::string_view Needle, size_t F
 inline bool containsNoCase(std::string_view Hay, std::string_view Needle) {
   return findNoCase(Hay, Needle) != std::string_view::npos;
 }
-/// Whether \p Hay holds \p Needle (glibc's memmem skips through the text; string_view::find
-/// stops at every occurrence of the first byte).
-inline bool containsBytes(std::string_view Hay, std::string_view Needle) {
+/// The offset of \p Needle in \p Hay at or after \p From, or npos. glibc's memmem skips
+/// through the text; string_view::find stops at every occurrence of the first byte. (memmem's
+/// pointers are declared nonnull: an empty text never reaches it.)
+inline size_t findBytes(std::string_view Hay, std::string_view Needle, size_t From = 0) {
+  if (From > Hay.size() || Hay.size() - From < Needle.size())
+    return std::string_view::npos;
   if (Needle.empty())
-    return true;
-  return Hay.size() >= Needle.size() && memmem(Hay.data(), Hay.size(), Needle.data(), Needle.size()) != nullptr;
+    return From;
+  const void *P = memmem(Hay.data() + From, Hay.size() - From, Needle.data(), Needle.size());
+  return P ? static_cast<size_t>(static_cast<const char *>(P) - Hay.data()) : std::string_view::npos;
+}
+/// Whether \p Hay holds \p Needle (findBytes).
+inline bool containsBytes(std::string_view Hay, std::string_view Needle) {
+  return findBytes(Hay, Needle) != std::string_view::npos;
 }
 /// A byte of a Python name as written: ASCII letter, digit or `_`, or part of a non-ASCII one.
 inline bool nameByte(char C) {

@@ -4,7 +4,6 @@
 #include "source/Strings.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace torchlint::rules {
 
@@ -176,11 +175,10 @@ bool addDeviceType(Api A, TSNode Call, TSNode Callee, const NodeText &T, std::ve
 std::vector<TSNode> nodesSpelled(TSNode Root, const NodeText &T, std::string_view Word, std::string_view Kind) {
   std::vector<TSNode> Out;
   std::string_view Src = T.source();
-  if (Word.empty() || Src.size() < Word.size())
+  if (Word.empty())
     return Out;
-  for (const char *At = Src.data(), *End = Src.data() + Src.size();
-       (At = static_cast<const char *>(memmem(At, End - At, Word.data(), Word.size()))); ++At) {
-    auto B = static_cast<uint32_t>(At - Src.data()), E = B + static_cast<uint32_t>(Word.size());
+  for (size_t At = findBytes(Src, Word); At != std::string_view::npos; At = findBytes(Src, Word, At + 1)) {
+    auto B = static_cast<uint32_t>(At), E = B + static_cast<uint32_t>(Word.size());
     // A longer name or dotted path around it is another node; the tree has the last word.
     if ((B > 0 && (nameByte(Src[B - 1]) || Src[B - 1] == '.')) || (E < Src.size() && nameByte(Src[E])))
       continue;
