@@ -307,6 +307,7 @@ private:
     }
 
     WK Kind = kindOf(Sym);
+    size_t CalleeOpen = std::string_view::npos; // for a call: noteCall()
     switch (Kind) {
     case WK::If:
     case WK::Elif: {
@@ -390,7 +391,7 @@ private:
       addImports(N, Kind == WK::ImportFrom);
       break;
     case WK::Call:
-      noteCall(N, F.Scope);
+      CalleeOpen = noteCall(N, F.Scope);
       break;
     case WK::String: {
       // Docstrings are a good part of the nodes; only f-strings hold code below them.
@@ -417,10 +418,8 @@ private:
       // parts the rules read themselves.
       if (B < Src.size() && Src[B] == '(') {
         ++B;
-      } else if (Kind == WK::Call && E <= Src.size()) {
-        std::string_view Whole = Src.substr(B, E - B);
-        if (size_t Open = Whole.find('('); Open != std::string_view::npos && plainDottedName(Whole.substr(0, Open)))
-          B += static_cast<uint32_t>(Open) + 1;
+      } else if (Kind == WK::Call && CalleeOpen != std::string_view::npos) {
+        B += static_cast<uint32_t>(CalleeOpen) + 1;
       }
       F.Leaf = inert(B, E);
       // A simple statement's strings are still met one by one: they are prose to the flow's
@@ -478,22 +477,28 @@ private:
     }
   }
 
-  void noteCall(TSNode N, int32_t ScopeId) {
+  /// Notes a call of `self.method` or a DataLoader's worker callbacks. Returns the offset of
+  /// the `(` after the callee, in the call's text, when the callee is a plain dotted name (the
+  /// text before it), or npos.
+  size_t noteCall(TSNode N, int32_t ScopeId) {
     // Text first: almost no call is `self.method(...)` or a DataLoader. A callee that is a
     // plain dotted name is the text before the first `(`, without asking for the child.
-    std::string_view Whole = Text(N), Callee = Whole.substr(0, Whole.find('('));
-    if (Callee.size() == Whole.size() || !plainDottedName(Callee))
+    std::string_view Whole = Text(N);
+    size_t Open = Whole.find('(');
+    std::string_view Callee = Whole.substr(0, Open);
+    if (Open == std::string_view::npos || !plainDottedName(Callee)) {
+      Open = std::string_view::npos;
       Callee = Text(ts_node_child(N, 0));
+    }
     if (Callee.substr(0, 5) == "self." && Callee.find_first_of(".([ \t\r\n#\\", 5) == std::string_view::npos)
       M.noteSelfCall(ScopeId, Callee.substr(5));
     if (lastComponent(Callee) != "DataLoader")
-      return;
-    auto A = callArgs(N, Text);
-    if (!A)
-      return;
-    for (auto &[Name, Value] : A->Keywords)
-      if (Name == "collate_fn" || Name == "worker_init_fn")
-        M.noteWorkerCallback(ScopeId, Value);
+      return Open;
+    if (auto A = callArgs(N, Text))
+      for (auto &[Name, Value] : A->Keywords)
+        if (Name == "collate_fn" || Name == "worker_init_fn")
+          M.noteWorkerCallback(ScopeId, Value);
+    return Open;
   }
 
   /// Whether the bytes [B, E) hold nothing but names other than `lambda`, numbers, `.`, `,`,
