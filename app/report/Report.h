@@ -3,7 +3,7 @@
 // the same outcomes and is deterministic.
 #pragma once
 
-#include "driver/Driver.h"
+#include "diag/FileOutcome.h"
 #include "lint/Rule.h"
 
 #include <llvm/Support/raw_ostream.h>

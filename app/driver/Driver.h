@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config/Config.h"
+#include "diag/FileOutcome.h"
 #include "driver/Cache.h"
 #include "driver/Discovery.h"
 #include "lint/Linter.h"
@@ -15,15 +16,6 @@
 #include <vector>
 
 namespace torchlint {
-
-struct FileOutcome {
-  std::string Path;
-  // Null when the file could not be read (Error says why), or when it came clean from the
-  // cache without being read; never null when there are diagnostics.
-  std::shared_ptr<const SourceFile> Source;
-  std::vector<Diagnostic> Diagnostics;
-  std::string Error; // why the file was skipped, one line
-};
 
 /// Files larger than this are skipped with a message.
 inline constexpr size_t MaxFileBytes = 64u << 20;
