@@ -3,6 +3,7 @@
 #include "driver/Discovery.h"
 #include "driver/Driver.h"
 #include "driver/FixFiles.h"
+#include "flow/Dump.h"
 #include "lint/Linter.h"
 #include "lsp/Server.h"
 #include "parse/Tree.h"
@@ -324,6 +325,17 @@ int dumpTree(int Argc, char **Argv) {
   return ExitClean;
 }
 
+/// `torchlint dump-flow FILE`: what the semantic model and the device flow know of a file.
+int dumpFlow(int Argc, char **Argv) {
+  if (Argc < 3)
+    return fail("usage: torchlint dump-flow FILE");
+  auto Buf = llvm::MemoryBuffer::getFile(Argv[2]);
+  if (!Buf)
+    return fail(llvm::Twine(Argv[2]) + ": " + Buf.getError().message());
+  flow::dumpAnalysis((*Buf)->getBuffer(), llvm::outs());
+  return ExitClean;
+}
+
 int main(int Argc, char **Argv) {
   const Registry &R = rules::registry();
   std::string_view Sub = Argc > 1 ? std::string_view(Argv[1]) : std::string_view();
@@ -337,6 +349,8 @@ int main(int Argc, char **Argv) {
     return probe::confirmMain(R, Argc, Argv);
   if (Sub == "dump-tree")
     return dumpTree(Argc, Argv);
+  if (Sub == "dump-flow")
+    return dumpFlow(Argc, Argv);
   if (Sub == "generate-docs")
     return generateDocs(R, Argc, Argv);
   if (Sub == "generate-man") {

@@ -199,6 +199,23 @@ TEST(Cli, RulesAndDocumentation) {
   EXPECT_THAT(R.Out, HasSubstr("tree-sitter-python 0.23.6"));
 }
 
+TEST(Cli, DumpFlowShowsScopesAndValues) {
+  Project P;
+  P.file("train.py", "import torch\n"
+                     "class Net(torch.nn.Module):\n"
+                     "    def forward(self, x):\n"
+                     "        return x\n"
+                     "model = torch.nn.Linear(2, 2).to(\"cuda:1\")\n");
+  auto R = P.run({"dump-flow", "train.py"});
+  EXPECT_EQ(R.Exit, 0);
+  EXPECT_THAT(R.Out, HasSubstr("scope 2 parent 1 forward roles 1 method-of Net"));
+  EXPECT_THAT(R.Out, HasSubstr("class Net module"));
+  EXPECT_THAT(R.Out, HasSubstr("5:9-5:43 call `torch.nn.Linear(2, 2).to(\"cuda`: module on cuda:1 (moved at line 5) "
+                               "float32 (constructed at line 5)"));
+  EXPECT_EQ(P.run({"dump-flow"}).Exit, 2);
+  EXPECT_EQ(P.run({"dump-flow", "missing.py"}).Exit, 2);
+}
+
 // ---- Bad input: one clear line each, the run goes on, nothing crashes. ----
 
 TEST(CliBadInput, UnreadableBinaryAndNonUtf8FilesAreSkippedWithOneLine) {
