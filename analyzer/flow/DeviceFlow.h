@@ -5,6 +5,7 @@
 // statement, loops iterated at most three times, no path splitting.
 #pragma once
 
+#include "diag/Diagnostic.h"
 #include "flow/Value.h"
 #include "semantic/SemanticModel.h"
 
@@ -33,6 +34,11 @@ public:
   std::string dtypeReason(const Value &V) const;
   /// The node a value's provenance marks (null for none).
   TSNode node(NodeMark M) const;
+  /// A note on where \p Expr got its device, placed on the node that established it:
+  /// "`labels` is on cpu (from the DataLoader at line 15)".
+  Note deviceNote(TSNode Expr, const Value &V, const NodeText &Text) const;
+  /// A note on where \p Expr got its dtype: "`x` is float64 (from NumPy at line 3)".
+  Note dtypeNote(TSNode Expr, const Value &V, const NodeText &Text) const;
 
   class Impl;
 

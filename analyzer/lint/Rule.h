@@ -6,6 +6,7 @@
 #include "parse/Tree.h"
 #include "semantic/SemanticModel.h"
 #include "source/SourceFile.h"
+#include "torch/Api.h"
 
 #include <memory>
 #include <optional>
@@ -45,6 +46,8 @@ struct LintSettings {
   std::optional<TorchVersion> TargetTorch;
   std::vector<std::string> Enabled; // codes, sorted
   bool enabled(std::string_view Code) const;
+  /// Whether a version-dependent rule applies: no target set, or target >= \p V.
+  bool targetAtLeast(TorchVersion V) const { return !TargetTorch || *TargetTorch >= V; }
 };
 
 class RuleContext;
@@ -86,18 +89,23 @@ private:
 /// arguments are read on first use: most calls are ruled out by their callee alone.
 class CallFacts {
 public:
-  CallFacts(CallArgs Parts, std::string Qualified, const NodeText &Text)
-      : Callee(Parts.Callee), CalleeText(Text(Parts.Callee)), Qualified(std::move(Qualified)),
-        Parts(std::move(Parts)), Text(&Text) {}
+  CallFacts(CallArgs Parts, std::string Qualified, const SemanticModel &Model)
+      : Callee(Parts.Callee), CalleeText(Model.text()(Parts.Callee)), Qualified(std::move(Qualified)),
+        Parts(std::move(Parts)), Model(&Model) {}
   TSNode Callee;               // the `function` field
   std::string_view CalleeText; // its text
   std::string Qualified; // the callee's qualified name, or empty
-  /// Whether the call is a DDP program's placement on GPU 0 (rules/common/Distributed.h),
-  /// once known: three rules ask of every call.
-  mutable std::optional<bool> DdpDefaultGpu;
+  /// What the PyTorch table says of the callee.
+  const torch::ApiFacts &api() const {
+    if (!Classified) {
+      Api = torch::classify(Qualified);
+      Classified = true;
+    }
+    return Api;
+  }
   const CallArgs &args() const {
     if (!Read) {
-      readArguments(Parts, *Text);
+      readArguments(Parts, Model->text());
       Read = true;
     }
     return Parts;
@@ -105,15 +113,21 @@ public:
   /// The argument passed as keyword \p Name, or null. Without reading the arguments when
   /// their text does not hold the name: most calls pass no `device=`.
   TSNode keyword(std::string_view Name) const {
-    if (!Read && (*Text)(Parts.ArgList).find(Name) == std::string_view::npos)
+    if (!Read && Model->text()(Parts.ArgList).find(Name) == std::string_view::npos)
       return TSNode{};
     return args().keyword(Name);
   }
+  /// `obj.NAME(...)` called as a method: the callee is an attribute named \p Name whose object
+  /// is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function). Returns
+  /// the callee's object, or a null node.
+  TSNode receiver(std::string_view Name) const;
 
 private:
   mutable CallArgs Parts;
   mutable bool Read = false;
-  const NodeText *Text;
+  mutable bool Classified = false;
+  mutable torch::ApiFacts Api;
+  const SemanticModel *Model;
 };
 
 class RuleContext {

@@ -193,6 +193,23 @@ std::optional<long> intLiteral(TSNode N, const NodeText &Text) {
   return V;
 }
 
+std::optional<bool> boolLiteral(TSNode N) {
+  if (is(N, "true"))
+    return true;
+  if (is(N, "false"))
+    return false;
+  return std::nullopt;
+}
+
+std::string shortText(TSNode Expr, const NodeText &Text) {
+  std::string_view T = Text(Expr);
+  T = T.substr(0, T.find_first_of("\r\n"));
+  std::string Out(T.substr(0, 40));
+  if (T.size() > 40 || Out.size() < Text(Expr).size())
+    Out += "...";
+  return Out;
+}
+
 TSNode CallArgs::keyword(std::string_view Name) const {
   for (auto &[K, V] : Keywords)
     if (K == Name)

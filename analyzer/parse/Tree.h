@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -98,6 +99,10 @@ template <class F> void forEachNode(TSNode Root, F &&Fn) {
 std::optional<std::string_view> stringLiteral(TSNode N, const NodeText &Text);
 /// The integer value of a small decimal literal, if \p N is one.
 std::optional<long> intLiteral(TSNode N, const NodeText &Text);
+/// `True` / `False` literals.
+std::optional<bool> boolLiteral(TSNode N);
+/// An expression's source for a message: one line, at most 40 characters.
+std::string shortText(TSNode Expr, const NodeText &Text);
 
 /// Arguments of one call: inline storage for the usual few, so reading a call allocates
 /// nothing (every call of a file is read once or more).

@@ -2,33 +2,11 @@
 #include "semantic/SemanticModel.h"
 
 #include "source/Strings.h"
+#include "torch/Api.h"
 
 #include <algorithm>
 
 namespace torchlint {
-
-bool isModuleBase(std::string_view Q) {
-  std::string_view Last = lastComponent(Q);
-  if (startsWith(Q, "torch.nn.")) {
-    // Parameters and buffers are tensors, not modules.
-    return capitalized(Last) && Last != "Parameter" && Last != "UninitializedParameter" &&
-           Last != "Buffer" && Last != "UninitializedBuffer" && Last.find("Parameter") != 0;
-  }
-  if (Last == "LightningModule")
-    return startsWith(Q, "pytorch_lightning.") || startsWith(Q, "lightning.");
-  if (startsWith(Q, "torchvision.models.") && capitalized(Last))
-    return true;
-  return false;
-}
-
-bool isDatasetBase(std::string_view Q) {
-  if (startsWith(Q, "torch.utils.data."))
-    return endsWith(Q, "Dataset") && !endsWith(Q, ".Subset");
-  if (startsWith(Q, "torchvision.datasets.") || startsWith(Q, "torchaudio.datasets.") ||
-      startsWith(Q, "torchtext.datasets."))
-    return capitalized(lastComponent(Q));
-  return false;
-}
 
 std::string SemanticModel::qualifiedName(TSNode Expr) const {
   if (!memoFor(Expr)) {
@@ -126,6 +104,24 @@ std::string_view SemanticModel::localNameFor(std::string_view Qualified) const {
   return Best;
 }
 
+TSNode SemanticModel::rootName(TSNode Expr) const {
+  TSNode Cur = Expr;
+  while (is(Cur, "attribute")) {
+    auto P = attributeParts(Cur, Text);
+    if (!P)
+      return TSNode{};
+    Cur = P->Object;
+  }
+  return is(Cur, "identifier") ? Cur : TSNode{};
+}
+
+TSNode SemanticModel::rootImportedAs(TSNode Expr, std::string_view Module) const {
+  TSNode Root = rootName(Expr);
+  if (ts_node_is_null(Root) || ts_node_eq(Root, Expr) || importOf(Text(Root)) != Module)
+    return TSNode{};
+  return Root;
+}
+
 int32_t SemanticModel::enclosingFunction(int32_t Id) const {
   while (Id >= 0 && Scopes[Id].Kind != ScopeKind::Function && Scopes[Id].Kind != ScopeKind::Lambda)
     Id = Scopes[Id].Parent;
@@ -188,8 +184,8 @@ void SemanticModel::finish() {
       std::string Q = qualifiedName(B);
       if (Q.empty())
         Q = std::string(Text(B));
-      C.IsModule |= isModuleBase(Q);
-      C.IsDataset |= isDatasetBase(Q);
+      C.IsModule |= torch::isModuleBase(Q);
+      C.IsDataset |= torch::isDatasetBase(Q);
       C.Bases.push_back(std::move(Q));
     }
   }
@@ -226,8 +222,7 @@ void SemanticModel::finish() {
       continue;
     if (C->IsModule && S.Name == "forward")
       S.Roles |= RoleForward;
-    if (C->IsDataset && (S.Name == "__getitem__" || S.Name == "__getitems__" || S.Name == "__iter__" ||
-                         S.Name == "__next__"))
+    if (C->IsDataset && torch::isDatasetWorkerMethod(S.Name))
       S.Roles |= RoleDataWorker;
   }
   for (auto &[From, Value] : WorkerCallbacks) {

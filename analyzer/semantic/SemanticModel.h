@@ -89,6 +89,14 @@ public:
   std::string_view importOf(std::string_view Local) const;
   /// Local names bound to a module or object from `torch` (for fixes that need one).
   std::string_view localNameFor(std::string_view Qualified) const;
+  /// Whether the file imports `torch` itself (`import torch`, `import torch as T`) or `torch.nn`.
+  bool importsTorch() const { return !localNameFor("torch").empty() || !localNameFor("torch.nn").empty(); }
+  /// The identifier at the root of a dotted expression (`T` of `T.cuda.amp.autocast`, the
+  /// name itself for a bare name); null for other expressions.
+  TSNode rootName(TSNode Expr) const;
+  /// For a dotted expression (`T.cuda.amp.autocast`) whose root name is bound to the import
+  /// \p Module (`torch`): that root identifier; else a null node. A bare name has no root.
+  TSNode rootImportedAs(TSNode Expr, std::string_view Module) const;
   /// Relative imports (`from .utils import f`) are the user's own modules.
   const std::vector<std::string> &relativeImports() const { return Relative; }
 
@@ -140,8 +148,5 @@ private:
   std::vector<std::pair<int32_t, TSNode>> WorkerCallbacks;     // values of collate_fn= etc.
   std::vector<std::pair<uint32_t, uint32_t>> Prose;
 };
-
-bool isModuleBase(std::string_view Qualified);
-bool isDatasetBase(std::string_view Qualified);
 
 } // namespace torchlint

@@ -3,6 +3,7 @@
 #include "semantic/Walker.h"
 
 #include "source/Strings.h"
+#include "torch/Api.h"
 
 #include <array>
 #include <cctype>
@@ -132,20 +133,6 @@ bool mentionsAccelerator(std::string_view Text) {
         return true;
       break;
     }
-  }
-  return false;
-}
-
-bool isDeviceName(std::string_view Name) {
-  Name = lastComponent(Name);
-  if (containsNoCase(Name, "device") || containsNoCase(Name, "gpu") || containsNoCase(Name, "cuda"))
-    return true;
-  // `dev`, `dev0`, `torch_dev` but not `develop`.
-  for (size_t I = 0; (I = Name.find("dev", I)) != std::string_view::npos; I += 3) {
-    bool Start = I == 0 || Name[I - 1] == '_';
-    bool End = I + 3 == Name.size() || Name[I + 3] == '_' || std::isdigit(static_cast<unsigned char>(Name[I + 3]));
-    if (Start && End)
-      return true;
   }
   return false;
 }
@@ -338,7 +325,7 @@ private:
       TSNode Left = field(N, "left");
       if (is(Left, "identifier") || is(Left, "attribute")) {
         std::string_view L = Text(Left);
-        if (isDeviceName(L))
+        if (torch::mentionsDeviceWord(L))
           F.Kind = Special::ChoiceAssign;
         // pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)
         if (L == "pytestmark" && mentionsAccelerator(Text(field(N, "right"))))
@@ -347,7 +334,7 @@ private:
       break;
     }
     case WK::DefaultParameter:
-      if (isDeviceName(Text(field(N, "name"))))
+      if (torch::mentionsDeviceWord(Text(field(N, "name"))))
         F.Kind = Special::ChoiceDefault;
       break;
     case WK::Decorated:
@@ -496,7 +483,7 @@ private:
       return Open;
     if (auto A = callArgs(N, Text))
       for (auto &[Name, Value] : A->Keywords)
-        if (Name == "collate_fn" || Name == "worker_init_fn")
+        if (torch::isWorkerCallbackKeyword(Name))
           M.noteWorkerCallback(ScopeId, Value);
     return Open;
   }

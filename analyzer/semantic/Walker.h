@@ -31,7 +31,5 @@ WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted);
 
 /// Whether an expression's text speaks of CUDA, GPUs or devices (a guard condition).
 bool mentionsAccelerator(std::string_view Text);
-/// Whether a variable or parameter name holds a device choice (`device`, `self.dev`, `gpu_id`).
-bool isDeviceName(std::string_view Name);
 
 } // namespace torchlint

@@ -1,7 +1,9 @@
 // TL701 deprecated-cuda-amp: `torch.cuda.amp.autocast/GradScaler/custom_fwd/custom_bwd`,
 // deprecated since PyTorch 2.4 in favour of `torch.amp.*` with a device type.
 #include "common/Checkpoint.h"
+#include "diag/Edits.h"
 #include "source/Strings.h"
+#include "torch/Api.h"
 
 #include <algorithm>
 
@@ -69,52 +71,39 @@ names is a call or decorator it can rewrite (a name passed around, rebound or ca
   are not calls (`isinstance(s, torch.cuda.amp.GradScaler)`).
 )md";
 
-enum class Api : uint8_t { None, Autocast, GradScaler, CustomFwd, CustomBwd };
+enum class Amp : uint8_t { None, Autocast, GradScaler, CustomFwd, CustomBwd };
 
-Api apiOf(std::string_view Q) {
-  if (Q == "torch.cuda.amp.autocast" || Q == "torch.cuda.amp.autocast_mode.autocast")
-    return Api::Autocast;
-  if (Q == "torch.cuda.amp.GradScaler" || Q == "torch.cuda.amp.grad_scaler.GradScaler")
-    return Api::GradScaler;
-  if (Q == "torch.cuda.amp.custom_fwd" || Q == "torch.cuda.amp.autocast_mode.custom_fwd")
-    return Api::CustomFwd;
-  if (Q == "torch.cuda.amp.custom_bwd" || Q == "torch.cuda.amp.autocast_mode.custom_bwd")
-    return Api::CustomBwd;
-  return Api::None;
+Amp apiOf(std::string_view Q) {
+  if (torch::classify(Q).Kind != torch::Api::DeprecatedAmp)
+    return Amp::None;
+  std::string_view Last = lastComponent(Q);
+  return Last == "autocast"     ? Amp::Autocast
+         : Last == "GradScaler" ? Amp::GradScaler
+         : Last == "custom_fwd" ? Amp::CustomFwd
+                                : Amp::CustomBwd;
 }
 
-std::string_view apiName(Api A) {
+std::string_view apiName(Amp A) {
   switch (A) {
-  case Api::Autocast:
+  case Amp::Autocast:
     return "autocast";
-  case Api::GradScaler:
+  case Amp::GradScaler:
     return "GradScaler";
-  case Api::CustomFwd:
+  case Amp::CustomFwd:
     return "custom_fwd";
-  case Api::CustomBwd:
+  case Amp::CustomBwd:
     return "custom_bwd";
-  case Api::None:
+  case Amp::None:
     break;
   }
   return {};
 }
 
-std::string replacement(Api A, std::string_view Torch = "torch") {
+std::string replacement(Amp A, std::string_view Torch = "torch") {
   std::string N = std::string(Torch) + ".amp." + std::string(apiName(A));
-  if (A == Api::Autocast || A == Api::GradScaler)
+  if (A == Amp::Autocast || A == Amp::GradScaler)
     return "`" + N + "(\"cuda\", ...)`";
   return "`" + N + "(device_type=\"cuda\")`";
-}
-
-/// The root identifier of a dotted name.
-TSNode rootName(TSNode N, const NodeText &T) {
-  while (is(N, "attribute")) {
-    auto P = attributeParts(N, T);
-    if (!P)
-      return {};
-    N = P->Object;
-  }
-  return is(N, "identifier") ? N : TSNode{};
 }
 
 /// The first argument that is not a comment, or a null node.
@@ -130,22 +119,22 @@ TSNode firstArgument(TSNode ArgList) {
 /// The edits that add the device type to a use of \p A whose callee is \p Callee: \p Call is
 /// the call node, or null for a bare decorator. Appends to \p Edits; false when the call
 /// cannot be rewritten (`*args`/`**kwargs`, too many positional arguments).
-bool addDeviceType(Api A, TSNode Call, TSNode Callee, const NodeText &T, std::vector<Edit> &Edits) {
+bool addDeviceType(Amp A, TSNode Call, TSNode Callee, const NodeText &T, std::vector<Edit> &Edits) {
   if (ts_node_is_null(Call)) {
     Edits.push_back({{ts_node_end_byte(Callee), ts_node_end_byte(Callee)}, "(device_type=\"cuda\")"});
-    return A == Api::CustomFwd || A == Api::CustomBwd;
+    return A == Amp::CustomFwd || A == Amp::CustomBwd;
   }
   auto Args = callArgs(Call, T);
   if (!Args || Args->HasSplat)
     return false;
   TSNode First = firstArgument(Args->ArgList);
   uint32_t Open = ts_node_start_byte(Args->ArgList) + 1;
-  if (A == Api::Autocast || A == Api::GradScaler) {
+  if (A == Amp::Autocast || A == Amp::GradScaler) {
     if (ts_node_is_null(First))
       Edits.push_back({{Open, Open}, "\"cuda\""});
     else
       Edits.push_back({{ts_node_start_byte(First), ts_node_start_byte(First)}, "\"cuda\", "});
-    if (A == Api::Autocast) {
+    if (A == Amp::Autocast) {
       // torch.cuda.amp.autocast(enabled, dtype, cache_enabled) -> keywords.
       static constexpr std::string_view Names[] = {"enabled", "dtype", "cache_enabled"};
       if (Args->Positional.size() > 3)
@@ -199,7 +188,7 @@ std::optional<Fix> computeImportFix(TSNode Root, const NodeText &T) {
   for (TSNode Module : nodesSpelled(Root, T, "torch.cuda.amp", "dotted_name"))
     if (TSNode I = ts_node_parent(Module); is(I, "import_from_statement") && ts_node_eq(field(I, "module_name"), Module))
       Imports.push_back(I);
-  std::vector<std::pair<std::string_view, Api>> Names; // local name -> API
+  std::vector<std::pair<std::string_view, Amp>> Names; // local name -> API
   std::vector<Edit> Edits;
   for (TSNode Import : Imports) {
     // Plain module-level imports only: one inside a function, or in a try/if for
@@ -218,8 +207,8 @@ std::optional<Fix> computeImportFix(TSNode Root, const NodeText &T) {
       } else if (!is(C, "dotted_name")) {
         return std::nullopt; // `*`
       }
-      Api A = apiOf("torch.cuda.amp." + std::string(T(Name)));
-      if (A == Api::None)
+      Amp A = apiOf("torch.cuda.amp." + std::string(T(Name)));
+      if (A == Amp::None)
         return std::nullopt; // another name would move to torch.amp too
       Names.emplace_back(T(Local), A);
     }
@@ -288,7 +277,7 @@ public:
   }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    if (!targetAtLeast(Ctx.settings(), {2, 4}))
+    if (!Ctx.settings().targetAtLeast({2, 4}))
       return;
     const SemanticModel &M = Ctx.model();
     const NodeText &T = Ctx.text();
@@ -315,12 +304,12 @@ public:
     if (Last != "autocast" && Last != "GradScaler" && Last != "custom_fwd" && Last != "custom_bwd" &&
         M.importOf(Last).empty())
       return;
-    Api A = apiOf(M.qualifiedName(Callee));
-    if (A == Api::None || (Bare && A != Api::CustomFwd && A != Api::CustomBwd))
+    Amp A = apiOf(M.qualifiedName(Callee));
+    if (A == Amp::None || (Bare && A != Amp::CustomFwd && A != Amp::CustomBwd))
       return;
     if (inVersionFallback(N.Node, T))
       return;
-    TSNode Root = rootName(Callee, T);
+    TSNode Root = M.rootName(Callee);
     if (ts_node_is_null(Root))
       return;
     std::string_view RootImport = M.importOf(T(Root));

@@ -1,5 +1,6 @@
 // TL302 hardcoded-map-location: a checkpoint loaded onto a literal CUDA device.
 #include "common/Checkpoint.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
@@ -52,34 +53,29 @@ public:
     if (N.Flags & FlagCudaGuarded)
       return;
     const SemanticModel &M = Ctx.model();
-    TSNode Callee = Ctx.callee(N.Node);
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts)
+      return;
     size_t Position;
-    if (isTorchLoad(Callee, M) || M.refersTo(Callee, "torch.jit.load"))
+    torch::Api Kind = Facts->api().Kind;
+    if (Kind == torch::Api::Load || Kind == torch::Api::JitLoad)
       Position = 1;
-    else if (M.refersTo(Callee, "torch.hub.load_state_dict_from_url"))
+    else if (Kind == torch::Api::HubLoad)
       Position = 2;
     else
       return;
-    auto A = callArgs(N.Node, Ctx.text());
-    if (!A)
-      return;
-    TSNode Loc = A->keyword("map_location");
+    const CallArgs &A = Facts->args();
+    TSNode Loc = A.keyword("map_location");
     if (ts_node_is_null(Loc)) {
-      if (A->HasSplat) // a splat before the position makes positions unknowable
+      if (A.HasSplat) // a splat before the position makes positions unknowable
         return;
-      Loc = A->arg("map_location", Position);
+      Loc = A.arg("map_location", Position);
     }
-    if (ts_node_is_null(Loc))
+    // A string or `torch.device(...)` (an integer is no `map_location`).
+    auto Dev = is(Loc, "integer") ? std::nullopt : torch::spelledDevice(Loc, M);
+    if (!Dev || Dev->type() != "cuda" || inCpuBranch(N.Node, Ctx.text()))
       return;
-    std::optional<long> Index;
-    auto Dev = literalDevice(Loc, M, &Index);
-    if (!Dev)
-      return;
-    DeviceString S = parseDeviceString(*Dev);
-    if (!S.Valid || S.Type != "cuda" || inCpuBranch(N.Node, Ctx.text()))
-      return;
-    if (!Index)
-      Index = S.Index;
+    std::optional<long> Index = Dev->Index;
     std::string Shown(Ctx.text()(Loc));
     if (Index)
       Ctx.report(Loc, "`map_location=" + Shown + "` hard-codes CUDA device " + std::to_string(*Index) +

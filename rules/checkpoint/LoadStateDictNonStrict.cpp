@@ -1,6 +1,6 @@
 // TL305 load-state-dict-non-strict: `load_state_dict(..., strict=False)` whose report of
 // missing and unexpected keys is thrown away.
-#include "common/Checkpoint.h"
+#include "lint/Rule.h"
 
 namespace torchlint::rules {
 

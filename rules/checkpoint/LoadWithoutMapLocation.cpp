@@ -1,6 +1,8 @@
 // TL301 load-without-map-location: `torch.load(...)` that restores tensors to whatever device
 // they were saved from.
 #include "common/Checkpoint.h"
+#include "diag/Edits.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
@@ -68,18 +70,22 @@ public:
   std::vector<std::string_view> calleeNames() const override { return {"load"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    auto L = loadCall(N.Node, Ctx.callee(N.Node), Ctx.model());
-    if (!L || L->Args.HasSplat || !ts_node_is_null(L->MapLocation) || (N.Flags & FlagCudaGuarded))
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts || Facts->api().Kind != torch::Api::Load)
+      return;
+    const CallArgs &A = Facts->args();
+    torch::LoadArgs L = torch::readLoad(A);
+    if (A.HasSplat || !ts_node_is_null(L.MapLocation) || (N.Flags & FlagCudaGuarded))
       return;
     if (inCpuBranch(N.Node, Ctx.text()))
       return; // the other branch handles the CPU-only case
-    if (inProcessFile(L->Args.arg("f", 0), N.Scope, Ctx.model()))
+    if (inProcessFile(L.File, N.Scope, Ctx.model()))
       return; // a round trip: the devices it was saved from are this machine's
-    Diagnostic &D = Ctx.report(L->Args.Callee, "`torch.load` without `map_location` restores tensors to the device "
-                                                "they were saved from, which fails on a machine without CUDA");
+    Diagnostic &D = Ctx.report(A.Callee, "`torch.load` without `map_location` restores tensors to the device "
+                                         "they were saved from, which fails on a machine without CUDA");
     D.Fix = Fix{"pass `map_location=\"cpu\"`",
                 Applicability::Unsafe,
-                {appendArgument(L->Args, Ctx.text(), "map_location=\"cpu\"")}};
+                {appendArgument(A, Ctx.text(), "map_location=\"cpu\"")}};
   }
 };
 } // namespace

@@ -1,5 +1,7 @@
 // TL304 load-without-weights-only: `torch.load` that may unpickle arbitrary objects.
 #include "common/Checkpoint.h"
+#include "diag/Edits.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
@@ -73,21 +75,23 @@ public:
   std::vector<std::string_view> calleeNames() const override { return {"load"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    auto L = loadCall(N.Node, Ctx.callee(N.Node), Ctx.model());
-    if (!L)
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts || Facts->api().Kind != torch::Api::Load)
       return;
+    const CallArgs &A = Facts->args();
+    torch::LoadArgs L = torch::readLoad(A);
     const LintSettings &S = Ctx.settings();
-    if (!ts_node_is_null(L->WeightsOnly)) {
-      if (boolLiteral(L->WeightsOnly) == false)
-        Ctx.report(L->WeightsOnly, "`weights_only=False` lets `torch.load` run arbitrary code stored in the file");
+    if (!ts_node_is_null(L.WeightsOnly)) {
+      if (boolLiteral(L.WeightsOnly) == false)
+        Ctx.report(L.WeightsOnly, "`weights_only=False` lets `torch.load` run arbitrary code stored in the file");
       return;
     }
-    if (L->Args.HasSplat || inProcessFile(L->Args.arg("f", 0), N.Scope, Ctx.model()))
+    if (A.HasSplat || inProcessFile(L.File, N.Scope, Ctx.model()))
       return; // may pass weights_only; or reads back bytes this program just wrote
-    bool Pickle = !ts_node_is_null(L->PickleModule);
+    bool Pickle = !ts_node_is_null(L.PickleModule);
     if (!Pickle && S.TargetTorch && *S.TargetTorch >= TorchVersion{2, 6})
       return; // weights_only=True is the default there
-    bool HasKeyword = targetAtLeast(S, {1, 13});
+    bool HasKeyword = S.targetAtLeast({1, 13});
     std::string Message = Pickle ? "`torch.load` with a `pickle_module` unpickles arbitrary objects: loading an "
                                    "untrusted file runs its code"
                           : HasKeyword
@@ -95,11 +99,9 @@ public:
                                 "untrusted file runs its code"
                               : "`torch.load` unpickles arbitrary objects: loading an untrusted file runs its code "
                                 "(`weights_only=True` needs PyTorch 1.13)";
-    Diagnostic &D = Ctx.report(L->Args.Callee, std::move(Message));
+    Diagnostic &D = Ctx.report(A.Callee, std::move(Message));
     if (!Pickle && HasKeyword)
-      D.Fix = Fix{"pass `weights_only=True`",
-                  Applicability::Unsafe,
-                  {appendArgument(L->Args, Ctx.text(), "weights_only=True")}};
+      D.Fix = Fix{"pass `weights_only=True`", Applicability::Unsafe, {appendArgument(A, Ctx.text(), "weights_only=True")}};
   }
 };
 } // namespace

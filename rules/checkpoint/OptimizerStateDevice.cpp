@@ -2,7 +2,9 @@
 // function, by a move of the model the optimizer was built over (or by replacing its
 // parameters): the loaded state stays where the parameters were at load time.
 #include "common/Checkpoint.h"
+#include "diag/Edits.h"
 #include "source/Strings.h"
+#include "torch/Read.h"
 
 #include <algorithm>
 #include <string>
@@ -88,13 +90,8 @@ struct Event {
 
 bool optimizerClass(TSNode Callee, const SemanticModel &M) {
   std::string Q = M.qualifiedName(Callee);
-  std::string_view V = Q;
-  if (startsWith(V, "torch.optim.")) {
-    std::string_view Rest = V.substr(12);
-    if (startsWith(Rest, "lr_scheduler.") || startsWith(Rest, "swa_utils."))
-      return false;
-    return capitalized(lastComponent(Rest)) && lastComponent(Rest) != "Optimizer";
-  }
+  if (torch::classify(Q).Kind == torch::Api::Optimizer)
+    return true;
   if (!Q.empty() || !is(Callee, "identifier"))
     return false;
   // A local subclass of torch.optim.Optimizer (directly or through local classes).
@@ -153,15 +150,13 @@ std::string moveKey(const CallArgs &A, std::string_view Name, const SemanticMode
   const NodeText &T = M.text();
   if (Name == "cpu")
     return "cpu";
-  TSNode Dev = A.argUnlessSplat("device", 0);
+  TSNode Dev = Name == "to" ? torch::readTo(A, M).Device : A.argUnlessSplat("device", 0);
   if (Name == "cuda" && ts_node_is_null(Dev))
     return "cuda";
   if (ts_node_is_null(Dev))
-    return {};
-  if (Name == "to" && !torchDtype(Dev, M).empty())
     return {}; // a dtype cast: the state follows no device change
-  if (auto D = spelledDevice(Dev, M); D && !D->VariableIndex) {
-    std::string K(D->Type);
+  if (auto D = torch::spelledDevice(Dev, M); D && !D->VariableIndex) {
+    std::string K(D->type());
     if (D->Index)
       K += ":" + std::to_string(*D->Index);
     return K;
@@ -202,13 +197,12 @@ bool builtModule(TSNode V, const SemanticModel &M, std::string &Device) {
       std::string K = moveKey(*A, P->Name, M);
       if (Outer.empty())
         Outer = K;
-    } else if (P->Name != "train" && P->Name != "eval" && P->Name != "float" && P->Name != "double" &&
-               P->Name != "half" && P->Name != "requires_grad_") {
+    } else if (!torch::methodIs(P->Name, torch::ModuleSelf)) {
       return false;
     }
     V = P->Object;
   }
-  if (!isModuleConstructor(V, M))
+  if (!torch::constructsModule(V, M))
     return false;
   auto A = callArgs(V, T);
   if (!A)
@@ -217,8 +211,8 @@ bool builtModule(TSNode V, const SemanticModel &M, std::string &Device) {
     Device = Outer;
   } else if (TSNode D = A->keyword("device"); !ts_node_is_null(D)) {
     std::string K;
-    if (auto S = spelledDevice(D, M); S && !S->VariableIndex)
-      K = std::string(S->Type) + (S->Index ? ":" + std::to_string(*S->Index) : "");
+    if (auto S = torch::spelledDevice(D, M); S && !S->VariableIndex)
+      K = std::string(S->type()) + (S->Index ? ":" + std::to_string(*S->Index) : "");
     else
       K = "?" + std::string(T(D));
     Device = K == "cpu" ? "" : K;
@@ -290,10 +284,10 @@ std::vector<Event> scanFunction(TSNode Owner, const SemanticModel &M) {
           continue;
         }
         // `model.fc = nn.Linear(...)`, `model.w = nn.Parameter(...)`: new parameters.
-        if (auto P = attributeParts(L, T); P && is(R, "call") &&
-                                           (isModuleConstructor(R, M) ||
-                                            M.refersTo(field(R, "function"), "torch.nn.Parameter") ||
-                                            M.refersTo(field(R, "function"), "torch.nn.parameter.Parameter")))
+        if (auto P = attributeParts(L, T);
+            P && is(R, "call") &&
+            (torch::constructsModule(R, M) ||
+             torch::classify(M.qualifiedName(field(R, "function"))).Kind == torch::Api::Parameter))
           add(EventKind::Replace, E, std::string(T(P->Object)), It.Path);
         std::string Where;
         if (builtModule(R, M, Where)) {

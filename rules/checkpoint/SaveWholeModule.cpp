@@ -57,17 +57,15 @@ public:
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
-    TSNode Callee = Ctx.callee(N.Node);
-    if (!isTorchSave(Callee, M))
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts || Facts->api().Kind != torch::Api::Save)
       return;
-    auto A = callArgs(N.Node, Ctx.text());
-    if (!A)
-      return;
-    TSNode Obj = A->keyword("obj");
+    const CallArgs &A = Facts->args();
+    TSNode Obj = A.keyword("obj");
     if (ts_node_is_null(Obj)) {
-      if (A->Positional.empty() || ts_node_start_byte(A->Positional[0]) > firstSplat(*A))
+      if (A.Positional.empty() || ts_node_start_byte(A.Positional[0]) > firstSplat(A))
         return;
-      Obj = A->Positional[0];
+      Obj = A.Positional[0];
     }
     if (!holdsModule(Obj, N.Scope, M))
       return;

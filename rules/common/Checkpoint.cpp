@@ -6,6 +6,7 @@
 #include "common/Ancestors.h"
 
 #include "source/Strings.h"
+#include "torch/Read.h"
 
 #include <cctype>
 #include <optional>
@@ -129,13 +130,7 @@ bool returnsSameModule(TSNode V, std::string_view Name, const NodeText &T) {
   auto P = attributeParts(field(V, "function"), T);
   if (!P || !is(P->Object, "identifier") || T(P->Object) != Name)
     return false;
-  static constexpr std::string_view Methods[] = {"to",   "cuda",   "cpu",      "eval",          "train",
-                                                 "float", "double", "half",    "bfloat16",      "requires_grad_",
-                                                 "xpu",  "type",   "to_empty", "share_memory"};
-  for (auto M : Methods)
-    if (P->Name == M)
-      return true;
-  return false;
+  return torch::methodIs(P->Name, torch::ModuleSelf);
 }
 
 bool decoratedAs(TSNode Function, std::string_view Name, const NodeText &T) {
@@ -150,114 +145,7 @@ bool decoratedAs(TSNode Function, std::string_view Name, const NodeText &T) {
   return false;
 }
 
-bool torchvisionBuilder(std::string_view Q) {
-  constexpr std::string_view Prefix = "torchvision.models.";
-  if (!startsWith(Q, Prefix))
-    return false;
-  std::string_view Rest = Q.substr(Prefix.size());
-  for (std::string_view Sub : {"detection.", "segmentation.", "video.", "quantization.", "optical_flow."})
-    if (startsWith(Rest, Sub)) {
-      Rest = Rest.substr(Sub.size());
-      break;
-    }
-  if (Rest.empty() || Rest.find('.') != std::string_view::npos || Rest[0] == '_')
-    return false;
-  // Weight enums and the registry's look-up helpers are no modules; `get_model` builds one.
-  if (endsWith(Rest, "Weights") || Rest == "list_models" || (startsWith(Rest, "get_") && Rest != "get_model"))
-    return false;
-  return true;
-}
-
 } // namespace
-
-bool isTorchLoad(TSNode Callee, const SemanticModel &M) {
-  return M.refersTo(Callee, "torch.load") || M.refersTo(Callee, "torch.serialization.load");
-}
-
-bool isTorchSave(TSNode Callee, const SemanticModel &M) {
-  return M.refersTo(Callee, "torch.save") || M.refersTo(Callee, "torch.serialization.save");
-}
-
-std::optional<LoadCall> loadCall(TSNode Call, const SemanticModel &M) {
-  if (!is(Call, "call"))
-    return std::nullopt;
-  return loadCall(Call, field(Call, "function"), M);
-}
-
-std::optional<LoadCall> loadCall(TSNode Call, TSNode Callee, const SemanticModel &M) {
-  if (!isTorchLoad(Callee, M))
-    return std::nullopt;
-  auto A = callArgs(Call, M.text());
-  if (!A)
-    return std::nullopt;
-  LoadCall L;
-  L.Args = std::move(*A);
-  L.MapLocation = L.Args.arg("map_location", 1);
-  L.PickleModule = L.Args.arg("pickle_module", 2);
-  L.WeightsOnly = L.Args.keyword("weights_only");
-  return L;
-}
-
-std::optional<bool> boolLiteral(TSNode N) {
-  if (is(N, "true"))
-    return true;
-  if (is(N, "false"))
-    return false;
-  return std::nullopt;
-}
-
-std::string_view torchDtype(TSNode N, const SemanticModel &M) {
-  if (!is(N, "attribute") && !is(N, "identifier"))
-    return {};
-  std::string Q = M.qualifiedName(N);
-  if (!startsWith(Q, "torch.") || Q.find('.', 6) != std::string::npos)
-    return {};
-  std::string_view Name = std::string_view(Q).substr(6);
-  static constexpr std::pair<std::string_view, std::string_view> Dtypes[] = {
-      {"float32", "float32"},     {"float", "float32"},     {"float64", "float64"},   {"double", "float64"},
-      {"float16", "float16"},     {"half", "float16"},      {"bfloat16", "bfloat16"}, {"int64", "int64"},
-      {"long", "int64"},          {"int32", "int32"},       {"int", "int32"},         {"int16", "int16"},
-      {"short", "int16"},         {"int8", "int8"},         {"uint8", "uint8"},       {"bool", "bool"},
-      {"complex64", "complex64"}, {"cfloat", "complex64"},  {"complex128", "complex128"},
-      {"cdouble", "complex128"}};
-  for (auto &[Spelling, Canonical] : Dtypes)
-    if (Name == Spelling)
-      return Canonical;
-  return {};
-}
-
-std::string_view torchAliasOf(TSNode Callee, const SemanticModel &M) {
-  TSNode Cur = Callee;
-  while (is(Cur, "attribute")) {
-    auto P = attributeParts(Cur, M.text());
-    if (!P)
-      return {};
-    Cur = P->Object;
-  }
-  if (!is(Cur, "identifier") || ts_node_eq(Cur, Callee) || M.importOf(M.text()(Cur)) != "torch")
-    return {};
-  return M.text()(Cur);
-}
-
-bool isModuleConstructor(TSNode Value, const SemanticModel &M) {
-  if (!is(Value, "call"))
-    return false;
-  TSNode Callee = field(Value, "function");
-  if (is(Callee, "identifier") && M.importOf(M.text()(Callee)).empty()) {
-    const ClassInfo *C = M.localClass(M.text()(Callee));
-    return C && C->IsModule;
-  }
-  std::string Q = M.qualifiedName(Callee);
-  std::string_view QV = Q;
-  if (startsWith(QV, "torch.nn.")) {
-    std::string_view Last = QV.substr(9);
-    if (Last == "parallel.DataParallel" || Last == "parallel.DistributedDataParallel")
-      return true;
-    return capitalized(Last) && Last.find('.') == std::string_view::npos && Last != "Parameter" &&
-           Last != "UninitializedParameter" && Last != "Buffer" && Last != "UninitializedBuffer";
-  }
-  return torchvisionBuilder(QV);
-}
 
 namespace {
 
@@ -313,7 +201,7 @@ ScopeFacts scanScope(TSNode Owner, const SemanticModel &M) {
     NameFacts &F = at(Name);
     F.HasValue = true;
     F.With |= ByWith;
-    bool Constructor = !ByWith && isModuleConstructor(V, M);
+    bool Constructor = !ByWith && torch::constructsModule(V, M);
     F.AnyConstructor |= Constructor;
     F.AllModuleOrSame &= Constructor || (!ByWith && returnsSameModule(V, Name, T));
     F.AllFresh &= freshBuffer(V, M);
@@ -519,7 +407,7 @@ bool scanConditionalImport(TSNode Root, std::string_view Local, const NodeText &
 
 bool holdsModule(TSNode Arg, int32_t ScopeId, const SemanticModel &M) {
   if (is(Arg, "call"))
-    return isModuleConstructor(Arg, M);
+    return torch::constructsModule(Arg, M);
   auto R = ownerFacts(Arg, ScopeId, M);
   if (!R)
     return false;

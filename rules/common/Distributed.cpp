@@ -6,7 +6,9 @@
 
 #include "common/Ancestors.h"
 
+#include "diag/Edits.h"
 #include "source/Strings.h"
+#include "torch/Read.h"
 
 #include <string>
 #include <vector>
@@ -85,8 +87,7 @@ FileFacts scanFile(TSNode Root, const SemanticModel &M) {
     TSNode Call = callAtName(Root, B, E);
     if (ts_node_is_null(Call))
       return;
-    std::string Q = M.qualifiedName(field(Call, "function"));
-    if (Q == "torch.distributed.init_process_group" || Q == "torch.distributed.distributed_c10d.init_process_group") {
+    if (torch::classify(M.qualifiedName(field(Call, "function"))).Kind == torch::Api::InitProcessGroup) {
       F.Init = true;
       F.InitCall = spanOf(Call);
     }
@@ -102,13 +103,13 @@ FileFacts scanFile(TSNode Root, const SemanticModel &M) {
   };
   each("set_device", [&](uint32_t B, uint32_t E) {
     TSNode Call = callAtName(Root, B, E);
-    if (!ts_node_is_null(Call) && M.qualifiedName(field(Call, "function")) == "torch.cuda.set_device")
+    if (!ts_node_is_null(Call) && torch::classify(M.qualifiedName(field(Call, "function"))).Kind == torch::Api::SetDevice)
       addSetDevice(Call);
   });
   // `with torch.cuda.device(rank):` chooses the device for its body as `set_device` does.
   each("cuda.device", [&](uint32_t B, uint32_t E) {
     TSNode Call = callAtName(Root, B + 5, E);
-    if (!ts_node_is_null(Call) && M.qualifiedName(field(Call, "function")) == "torch.cuda.device")
+    if (!ts_node_is_null(Call) && torch::classify(M.qualifiedName(field(Call, "function"))).Kind == torch::Api::CudaDevice)
       addSetDevice(Call);
   });
   return F;
@@ -183,9 +184,9 @@ struct Spelled {
 
 Spelled defaultCuda(TSNode Dev, const SemanticModel &M, bool StringsOnly) {
   Spelled R;
-  auto D = spelledDevice(Dev, M);
+  auto D = torch::spelledDevice(Dev, M);
   // `torch.device(...)` as the argument is judged on its own call.
-  if (!D || D->TorchDeviceCall || D->Type != "cuda" || D->VariableIndex)
+  if (!D || D->torchDevice() || D->type() != "cuda" || D->VariableIndex)
     return R;
   if (D->Index && *D->Index != 0)
     return R;
@@ -233,10 +234,10 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
   // Is this call a placement on the default CUDA device? (Cheap checks first: most calls
   // are not.)
   DdpPlacement Out;
-  if (Q == "torch.device") {
-    auto D = spelledDevice(N.Node, M);
-    if (!D || D->Type != "cuda" || D->VariableIndex || (D->Index && *D->Index != 0) ||
-        deviceOnlyInspected(N.Node, M))
+  if (Facts.api().Kind == torch::Api::Device) {
+    auto D = torch::spelledDevice(N.Node, M);
+    if (!D || D->type() != "cuda" || D->VariableIndex || (D->Index && *D->Index != 0) ||
+        torch::deviceOnlyInspected(N.Node, M))
       return std::nullopt;
     // An element of a list (`device_ids=[torch.device("cuda", 0)]`) places nothing itself.
     TSNode Parent = ts_node_parent(N.Node);
@@ -244,7 +245,7 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
       return std::nullopt;
     Out.Range = RuleContext::range(N.Node);
     Out.IndexZero = D->Index.has_value();
-  } else if (!ts_node_is_null(methodReceiver(Facts, M, "cuda"))) {
+  } else if (!ts_node_is_null(Facts.receiver("cuda"))) {
     const CallArgs &A = Facts.args();
     if (A.HasSplat)
       return std::nullopt;
@@ -260,9 +261,9 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
     }
   } else {
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(Facts, M, "to")))
-      Dev = Facts.args().argUnlessSplat("device", 0);
-    else if (startsWith(Q, "torch.") && !isCudaApi(Q))
+    if (!ts_node_is_null(Facts.receiver("to")))
+      Dev = torch::readTo(Facts.args(), M).Device;
+    else if (startsWith(Q, "torch.") && !torch::isCudaApi(Q))
       Dev = Facts.keyword("device");
     if (ts_node_is_null(Dev))
       return std::nullopt;
@@ -272,7 +273,7 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
     Out.Range = RuleContext::range(S.At);
     Out.IndexZero = S.IndexZero;
   }
-  if (inMapLocation(N.Node, M))
+  if (torch::inMapLocation(N.Node, M))
     return std::nullopt; // TL302 speaks
 
   const FileFacts &F = factsFor(N.Node, M);
@@ -308,11 +309,7 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
 } // namespace
 
 std::optional<DdpPlacement> ddpDefaultGpuPlacement(const NodeRef &N, const CallFacts &Facts, const SemanticModel &M) {
-  if (Facts.DdpDefaultGpu == false)
-    return std::nullopt;
-  std::optional<DdpPlacement> P = placement(N, Facts, M);
-  Facts.DdpDefaultGpu = P.has_value();
-  return P;
+  return placement(N, Facts, M);
 }
 
 } // namespace torchlint::rules

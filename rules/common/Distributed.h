@@ -3,7 +3,7 @@
 // process's CUDA device, and which placements put every rank on GPU 0.
 #pragma once
 
-#include "common/Torch.h"
+#include "lint/Rule.h"
 
 #include <optional>
 

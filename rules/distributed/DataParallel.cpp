@@ -1,5 +1,7 @@
 // TL401 data-parallel: `nn.DataParallel(...)` where DistributedDataParallel is the answer.
-#include "common/Torch.h"
+#include "lint/Rule.h"
+#include "source/Strings.h"
+#include "torch/Api.h"
 
 namespace torchlint::rules {
 
@@ -44,11 +46,10 @@ public:
   std::vector<std::string_view> calleeNames() const override { return {"DataParallel"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    TSNode Callee = Ctx.callee(N.Node);
-    const SemanticModel &M = Ctx.model();
-    if (!M.refersTo(Callee, "torch.nn.DataParallel") && !M.refersTo(Callee, "torch.nn.parallel.DataParallel") &&
-        !M.refersTo(Callee, "torch.nn.parallel.data_parallel.DataParallel"))
+    const CallFacts *Facts = Ctx.call(N.Node);
+    if (!Facts || !Facts->api().has(torch::Wrapper) || lastComponent(Facts->Qualified) != "DataParallel")
       return;
+    TSNode Callee = Facts->Callee;
     Ctx.report(Callee, "`nn.DataParallel` replicates the model on every step and piles memory on GPU 0; use "
                        "`DistributedDataParallel`");
   }

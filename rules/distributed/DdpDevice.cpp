@@ -1,6 +1,8 @@
 // TL402 ddp-device: in a one-process-per-GPU program, a placement that puts every rank on
 // GPU 0, or `DistributedDataParallel(..., device_ids=[0])` with a literal index.
 #include "common/Distributed.h"
+#include "source/Strings.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
@@ -66,8 +68,8 @@ TSNode literalDeviceId(TSNode List, const SemanticModel &M) {
     return TSNode{};
   for (uint32_t I = 0, E = ts_node_named_child_count(List); I < E; ++I) {
     TSNode C = ts_node_named_child(List, I);
-    auto D = spelledDevice(C, M);
-    if (D && D->Type == "cuda" && D->Index && !D->VariableIndex)
+    auto D = torch::spelledDevice(C, M);
+    if (D && D->type() == "cuda" && D->Index && !D->VariableIndex)
       return C;
   }
   return TSNode{};
@@ -84,9 +86,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    const std::string &Q = Facts->Qualified;
-    if (Q == "torch.nn.parallel.DistributedDataParallel" ||
-        Q == "torch.nn.parallel.distributed.DistributedDataParallel") {
+    if (Facts->api().has(torch::Wrapper) && lastComponent(Facts->Qualified) == "DistributedDataParallel") {
       checkDeviceIds(N, *Facts, Ctx);
       return;
     }

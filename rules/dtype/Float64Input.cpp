@@ -1,6 +1,7 @@
 // TL501 float64-input: float64 data (NumPy arrays, `.double()`, `dtype=torch.float64`) fed
 // to a float32 module.
-#include "common/Torch.h"
+#include "flow/DeviceFlow.h"
+#include "lint/Rule.h"
 
 namespace torchlint::rules {
 
@@ -69,7 +70,7 @@ public:
       Diagnostic &D = Ctx.report(Arg, "`" + X + "` is float64 but `" + M +
                                           "` is a float32 module: the call fails with `expected scalar type "
                                           "Float but found Double`; convert it with `.float()`");
-      D.Notes.push_back(dtypeNote(*F, Arg, *V, Text));
+      D.Notes.push_back(F->dtypeNote(Arg, *V, Text));
       std::string_view K = kind(Arg);
       bool Bare = K == "identifier" || K == "attribute" || K == "call" || K == "subscript" ||
                   K == "parenthesized_expression";

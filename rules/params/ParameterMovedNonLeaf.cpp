@@ -1,11 +1,13 @@
 // TL601 parameter-moved-non-leaf: `nn.Parameter(t).cuda()` and friends return a plain tensor,
 // not the parameter.
-#include "common/Checkpoint.h"
-#include "semantic/Walker.h"
+#include "diag/Edits.h"
+#include "lint/Rule.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
 namespace {
+
 constexpr std::string_view Doc = R"md(# TL601 parameter-moved-non-leaf
 
 ## What it does
@@ -70,31 +72,22 @@ struct InnerTensor {
   std::string_view Dtype;      // canonical, when known
 };
 
-bool floatFactory(std::string_view Q) {
-  for (std::string_view F : {"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn",
-                             "torch.linspace", "torch.logspace", "torch.eye", "torch.empty_strided"})
-    if (Q == F)
-      return true;
-  return false;
-}
+/// Where a literal device is, as a `Where`.
+Where placeOf(const torch::DeviceExpr &D) { return D.type() == "cpu" ? Where::Cpu : Where::Literal; }
 
 InnerTensor describe(TSNode Data, const SemanticModel &M) {
   InnerTensor I;
   if (!is(Data, "call"))
     return I;
-  std::string Q = calleeName(Data, M);
+  std::string Q = M.qualifiedName(field(Data, "function"));
   // The legacy constructors build CPU tensors of their type (`torch.Tensor(n, m)`).
-  static constexpr std::pair<std::string_view, std::string_view> Legacy[] = {
-      {"torch.Tensor", "float32"},     {"torch.FloatTensor", "float32"}, {"torch.DoubleTensor", "float64"},
-      {"torch.HalfTensor", "float16"}, {"torch.BFloat16Tensor", "bfloat16"}, {"torch.LongTensor", "int64"},
-      {"torch.IntTensor", "int32"},    {"torch.BoolTensor", "bool"},     {"torch.ByteTensor", "uint8"}};
-  for (auto &[Name, Dtype] : Legacy)
-    if (Q == Name) {
-      I.Device = Where::Cpu;
-      I.Dtype = Dtype;
-      return I;
-    }
-  if (!isTensorFactory(Q))
+  if (torch::ScalarType T = torch::legacyTensorType(Q); T != torch::ScalarType::Unknown) {
+    I.Device = Where::Cpu;
+    I.Dtype = torch::scalarTypeName(T);
+    return I;
+  }
+  torch::ApiFacts Api = torch::classify(Q);
+  if (Api.Kind != torch::Api::Factory)
     return I;
   auto A = callArgs(Data, M.text());
   if (!A || A->HasSplat)
@@ -102,24 +95,22 @@ InnerTensor describe(TSNode Data, const SemanticModel &M) {
   I.FactoryName = Q;
   TSNode Dev = A->keyword("device");
   if (!ts_node_is_null(Dev)) {
-    if (auto L = literalDevice(Dev, M)) {
-      DeviceString S = parseDeviceString(*L);
-      if (S.Valid) {
-        I.Device = S.Type == "cpu" ? Where::Cpu : Where::Literal;
-        I.DeviceText = S.Type;
+    if (auto L = torch::readDevice(Dev, M)) {
+      if (L->valid()) {
+        I.Device = placeOf(*L);
+        I.DeviceText = L->type();
       }
     } else {
       I.Device = Where::Variable;
       I.DeviceText = M.text()(Dev);
     }
-  } else if (Q != "torch.tensor" && Q != "torch.as_tensor" && Q != "torch.sparse_coo_tensor" &&
-             Q != "torch.normal") {
-    I.Device = Where::Cpu; // these take their device from their data
+  } else if (!Api.has(torch::DataDevice)) {
+    I.Device = Where::Cpu; // the others take their device from their data
   }
   TSNode Ty = A->keyword("dtype");
   if (!ts_node_is_null(Ty))
-    I.Dtype = torchDtype(Ty, M);
-  else if (floatFactory(Q))
+    I.Dtype = torch::scalarTypeName(torch::readDtype(Ty, M));
+  else if (Api.has(torch::Float32Default))
     I.Dtype = "float32";
   I.Factory = std::move(A);
   return I;
@@ -132,20 +123,16 @@ struct DeviceArg {
 };
 
 DeviceArg classifyDevice(TSNode N, const SemanticModel &M) {
-  const NodeText &T = M.text();
-  if (auto L = literalDevice(N, M)) {
-    DeviceString S = parseDeviceString(*L);
-    if (S.Valid)
-      return {S.Type == "cpu" ? Where::Cpu : Where::Literal, S.Type};
+  if (auto L = torch::readDevice(N, M)) {
+    if (L->valid())
+      return {placeOf(*L), L->type()};
     return {};
   }
-  if (intLiteral(N, T))
-    return {Where::Literal, "cuda"};
   if (is(N, "identifier") || is(N, "attribute")) {
-    std::string_view Text = T(N);
+    std::string_view Text = M.text()(N);
     if (Text.size() >= 7 && Text.substr(Text.size() - 7) == ".device")
       return {Where::Variable, {}};
-    if (isDeviceName(Text))
+    if (torch::mentionsDeviceWord(Text))
       return {Where::Variable, {}};
     return {};
   }
@@ -168,6 +155,56 @@ bool deviceChanges(const InnerTensor &I, const DeviceArg &D) {
   return false;
 }
 
+/// What a move asks of the parameter, and the keyword texts a fix would pass to the factory.
+struct Request {
+  bool Changes = false, Fixable = true;
+  std::string DeviceKw, DtypeKw;
+};
+
+/// `.to(device, dtype)` of the parameter; nullopt when the call says nothing we can read.
+std::optional<Request> toRequest(const InnerTensor &Inner, const CallArgs &MA, const SemanticModel &M) {
+  Request R;
+  torch::ToArgs To = torch::readTo(MA, M);
+  if (To.Conflict || (ts_node_is_null(To.Device) && ts_node_is_null(To.Dtype)))
+    return std::nullopt;
+  if (MA.Positional.size() > To.Positional)
+    R.Fixable = false; // non_blocking/copy given by position
+  if (!ts_node_is_null(To.Device)) {
+    DeviceArg D = classifyDevice(To.Device, M);
+    if (D.Kind == Where::Unknown)
+      return std::nullopt; // `.to(x)`: maybe a tensor or a dtype held in a variable
+    R.Changes |= deviceChanges(Inner, D);
+    R.DeviceKw = std::string(M.text()(To.Device));
+  }
+  if (!ts_node_is_null(To.Dtype)) {
+    std::string_view Want = torch::scalarTypeName(torch::readDtype(To.Dtype, M));
+    if (Want.empty())
+      return std::nullopt;
+    R.Changes |= !Inner.Dtype.empty() && Inner.Dtype != Want;
+    R.DtypeKw = std::string(M.text()(To.Dtype));
+  }
+  return R;
+}
+
+/// `.double()`, `.half()`...: only a dtype known to differ (a defensive cast of a tensor of
+/// unknown dtype may be a no-op that returns the parameter itself).
+Request castRequest(const InnerTensor &Inner, std::string_view Method, const SemanticModel &M) {
+  Request R;
+  std::string_view Want = torch::scalarTypeName(torch::castType(Method));
+  R.Changes = !Inner.Dtype.empty() && Inner.Dtype != Want;
+  if (R.Changes && Inner.Factory) {
+    TSNode Root = M.rootImportedAs(Inner.Factory->Callee, "torch");
+    std::string_view Alias = ts_node_is_null(Root) ? std::string_view() : M.text()(Root);
+    if (Alias.empty() && is(Inner.Factory->Callee, "identifier"))
+      Alias = M.localNameFor("torch");
+    if (Alias.empty())
+      R.Fixable = false;
+    else
+      R.DtypeKw = std::string(Alias) + "." + std::string(Want);
+  }
+  return R;
+}
+
 class ParameterMovedNonLeaf final : public Rule {
 public:
   using Rule::Rule;
@@ -185,12 +222,11 @@ public:
     if (!P || !is(P->Object, "call"))
       return;
     std::string_view Method = P->Name;
-    if (Method != "to" && Method != "cuda" && Method != "cpu" && Method != "double" && Method != "float" &&
-        Method != "half" && Method != "bfloat16")
+    uint32_t Bits = torch::methodBits(Method);
+    if (!(Bits & (torch::Move | torch::Cast)) || torch::isInteger(torch::castType(Method)))
       return;
     TSNode ParamCall = P->Object;
-    TSNode ParamCallee = field(ParamCall, "function");
-    if (!M.refersTo(ParamCallee, "torch.nn.Parameter") && !M.refersTo(ParamCallee, "torch.nn.parameter.Parameter"))
+    if (torch::classify(M.qualifiedName(field(ParamCall, "function"))).Kind != torch::Api::Parameter)
       return;
     auto PA = callArgs(ParamCall, T);
     auto MA = callArgs(N.Node, T);
@@ -200,117 +236,74 @@ public:
     if (!PA->HasSplat)
       Inner = describe(PA->arg("data", 0), M);
 
-    // What the move asks for, and the keyword texts a fix would pass to the factory.
-    std::string DeviceKw, DtypeKw;
-    bool Changes = false, Fixable = true;
-    for (auto &[K, V] : MA->Keywords)
-      if (K != "non_blocking" && K != "device" && K != "dtype" && K != "copy")
-        Fixable = false; // memory_format=, ...: nothing a factory takes
+    Request R;
     if (Method == "cuda") {
       if (MA->Positional.size() > 1 || Inner.Device == Where::Literal || Inner.Device == Where::Variable)
         return;
       TSNode Dev = MA->arg("device", 0);
-      Changes = true;
+      R.Changes = true;
       if (ts_node_is_null(Dev))
-        DeviceKw = "\"cuda\"";
+        R.DeviceKw = "\"cuda\"";
       else if (auto Idx = intLiteral(Dev, T))
-        DeviceKw = "\"cuda:" + std::to_string(*Idx) + "\"";
+        R.DeviceKw = "\"cuda:" + std::to_string(*Idx) + "\"";
       else
-        DeviceKw = std::string(T(Dev));
+        R.DeviceKw = std::string(T(Dev));
     } else if (Method == "cpu") {
       if (Inner.Device != Where::Literal || !MA->Positional.empty())
         return;
-      Changes = true;
-      Fixable = false; // the factory's own device= would have to change
+      R.Changes = true;
+      R.Fixable = false; // the factory's own device= would have to change
     } else if (Method == "to") {
-      TSNode Dev = MA->keyword("device"), Ty = MA->keyword("dtype");
-      size_t NextPos = 0;
-      if (!MA->Positional.empty()) {
-        TSNode P0 = MA->Positional[0];
-        if (!torchDtype(P0, M).empty()) {
-          if (!ts_node_is_null(Ty) || !ts_node_is_null(Dev))
-            return;
-          Ty = P0;
-        } else {
-          if (!ts_node_is_null(Dev))
-            return;
-          Dev = P0;
-          if (MA->Positional.size() > 1 && !torchDtype(MA->Positional[1], M).empty()) {
-            Ty = MA->Positional[1];
-            NextPos = 1;
-          }
-        }
-        if (MA->Positional.size() > NextPos + 1)
-          Fixable = false; // non_blocking/copy given by position
-      }
-      if (ts_node_is_null(Dev) && ts_node_is_null(Ty))
+      auto Req = toRequest(Inner, *MA, M);
+      if (!Req)
         return;
-      if (!ts_node_is_null(Dev)) {
-        DeviceArg D = classifyDevice(Dev, M);
-        if (D.Kind == Where::Unknown)
-          return; // `.to(x)`: maybe a tensor or a dtype held in a variable
-        Changes |= deviceChanges(Inner, D);
-        DeviceKw = std::string(T(Dev));
-      }
-      if (!ts_node_is_null(Ty)) {
-        std::string_view Want = torchDtype(Ty, M);
-        if (Want.empty())
-          return;
-        Changes |= !Inner.Dtype.empty() && Inner.Dtype != Want;
-        DtypeKw = std::string(T(Ty));
-      }
+      R = std::move(*Req);
     } else {
-      // A cast: double, float, half, bfloat16.
       if (!MA->Positional.empty())
         return;
-      std::string_view Want = Method == "double" ? "float64"
-                              : Method == "float" ? "float32"
-                              : Method == "half"  ? "float16"
-                                                  : "bfloat16";
-      // Only a dtype known to differ: a defensive cast of a tensor of unknown dtype may be a
-      // no-op that returns the parameter itself.
-      Changes = !Inner.Dtype.empty() && Inner.Dtype != Want;
-      if (Changes && Inner.Factory) {
-        std::string_view Alias = torchAliasOf(Inner.Factory->Callee, M);
-        if (Alias.empty() && is(Inner.Factory->Callee, "identifier"))
-          Alias = M.localNameFor("torch");
-        if (Alias.empty())
-          Fixable = false;
-        else
-          DtypeKw = std::string(Alias) + "." + std::string(Want);
-      }
+      R = castRequest(Inner, Method, M);
     }
-    if (!Changes)
+    for (auto &[K, V] : MA->Keywords)
+      if (K != "non_blocking" && K != "device" && K != "dtype" && K != "copy")
+        R.Fixable = false; // memory_format=, ...: nothing a factory takes
+    if (!R.Changes)
       return;
 
     std::string Shown = "`nn.Parameter(...)." + std::string(Method) +
                         (ts_node_named_child_count(MA->ArgList) ? "(...)`" : "()`");
     Diagnostic &D = Ctx.report(N.Node, Shown + " returns a plain tensor, not a parameter: it is missing from "
                                                "`parameters()` and its `.grad` stays `None`");
-    if (!Fixable || !Inner.Factory || Inner.FactoryName == "torch.normal" || (DeviceKw.empty() && DtypeKw.empty()))
-      return;
+    if (auto F = fix(N.Node, ParamCall, Inner, R, T))
+      D.Fix = std::move(*F);
+  }
+
+private:
+  /// Passing the device and dtype to the factory inside `nn.Parameter` instead, when it takes them.
+  static std::optional<Fix> fix(TSNode Call, TSNode ParamCall, const InnerTensor &Inner, const Request &R,
+                                const NodeText &T) {
+    if (!R.Fixable || !Inner.Factory || Inner.FactoryName == "torch.normal" || (R.DeviceKw.empty() && R.DtypeKw.empty()))
+      return std::nullopt;
     const CallArgs &F = *Inner.Factory;
-    if ((!DeviceKw.empty() && !ts_node_is_null(F.keyword("device"))) ||
-        (!DtypeKw.empty() && !ts_node_is_null(F.keyword("dtype"))))
-      return;
+    if ((!R.DeviceKw.empty() && !ts_node_is_null(F.keyword("device"))) ||
+        (!R.DtypeKw.empty() && !ts_node_is_null(F.keyword("dtype"))))
+      return std::nullopt;
     // as_tensor(data, dtype, device) and sparse_coo_tensor(indices, values, size, dtype, device)
     // also take them by position.
     if ((Inner.FactoryName == "torch.as_tensor" && F.Positional.size() > 1) ||
         (Inner.FactoryName == "torch.sparse_coo_tensor" && F.Positional.size() > 3))
-      return;
-    uint32_t CutBegin = ts_node_end_byte(ParamCall), CutEnd = ts_node_end_byte(N.Node);
-    TextRange Cut{CutBegin, CutEnd};
-    std::string_view Removed = T(N.Node).substr(CutBegin - ts_node_start_byte(N.Node));
+      return std::nullopt;
+    uint32_t CutBegin = ts_node_end_byte(ParamCall), CutEnd = ts_node_end_byte(Call);
+    std::string_view Removed = T(Call).substr(CutBegin - ts_node_start_byte(Call));
     if (Removed.find('#') != std::string_view::npos)
-      return; // a comment inside the removed text
+      return std::nullopt; // a comment inside the removed text
     std::string Kw;
-    if (!DeviceKw.empty())
-      Kw = "device=" + DeviceKw;
-    if (!DtypeKw.empty())
-      Kw += (Kw.empty() ? "" : ", ") + std::string("dtype=") + DtypeKw;
-    D.Fix = Fix{"pass `" + Kw + "` to the factory inside `nn.Parameter`",
-                Applicability::Safe,
-                {appendArgument(F, T, Kw), Edit{Cut, ""}}};
+    if (!R.DeviceKw.empty())
+      Kw = "device=" + R.DeviceKw;
+    if (!R.DtypeKw.empty())
+      Kw += (Kw.empty() ? "" : ", ") + std::string("dtype=") + R.DtypeKw;
+    return Fix{"pass `" + Kw + "` to the factory inside `nn.Parameter`",
+               Applicability::Safe,
+               {appendArgument(F, T, Kw), Edit{TextRange{CutBegin, CutEnd}, ""}}};
   }
 };
 } // namespace

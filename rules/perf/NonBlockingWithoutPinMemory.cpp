@@ -1,6 +1,7 @@
 // TL202 non-blocking-without-pin-memory: `.to(device, non_blocking=True)` on a batch from a
 // DataLoader built without `pin_memory=True`.
-#include "common/Torch.h"
+#include "flow/DeviceFlow.h"
+#include "lint/Rule.h"
 
 namespace torchlint::rules {
 
@@ -52,9 +53,9 @@ public:
     TSNode NB = Facts->keyword("non_blocking");
     if (!is(NB, "true"))
       return;
-    TSNode Recv = methodReceiver(*Facts, Ctx.model(), "to");
+    TSNode Recv = Facts->receiver("to");
     if (ts_node_is_null(Recv))
-      Recv = methodReceiver(*Facts, Ctx.model(), "cuda");
+      Recv = Facts->receiver("cuda");
     if (ts_node_is_null(Recv))
       return;
     const flow::DeviceFlow *F = Ctx.flow();

@@ -1,6 +1,7 @@
 // TL203 sync-in-training-loop: `.item()`, `.cpu()`, `.numpy()`, `.tolist()` or `float(t)` on
 // a device tensor in every step of a loop that trains (calls `backward()` or `step()`).
-#include "common/Torch.h"
+#include "flow/DeviceFlow.h"
+#include "lint/Rule.h"
 
 namespace torchlint::rules {
 
@@ -51,7 +52,11 @@ public:
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   // `float(t)` and the methods that read a tensor on the host.
-  std::vector<std::string_view> calleeNames() const override { return {"float", "item", "cpu", "numpy", "tolist"}; }
+  std::vector<std::string_view> calleeNames() const override {
+    std::vector<std::string_view> Names = torch::methodsWith(torch::HostRead);
+    Names.push_back("float");
+    return Names;
+  }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const CallFacts *Facts = Ctx.call(N.Node);
@@ -65,8 +70,8 @@ public:
       Tensor = Facts->args().Positional[0];
       What = "float(...)";
     } else if (Facts->Qualified.empty() && Facts->args().Positional.empty()) {
-      for (std::string_view M : {"item", "cpu", "numpy", "tolist"}) {
-        TSNode R = methodReceiver(*Facts, Ctx.model(), M);
+      for (std::string_view M : torch::methodsWith(torch::HostRead)) {
+        TSNode R = Facts->receiver(M);
         if (!ts_node_is_null(R)) {
           Tensor = R;
           What = "." + std::string(M) + "()";
@@ -85,7 +90,7 @@ public:
     Diagnostic &D = Ctx.report(N.Node, "`" + What + "` on `" + shortText(Tensor, Text) +
                                            "` waits for the device on every training step; accumulate on the "
                                            "device and read it less often");
-    D.Notes.push_back(deviceNote(*F, Tensor, *V, Text));
+    D.Notes.push_back(F->deviceNote(Tensor, *V, Text));
   }
 };
 } // namespace

@@ -1,8 +1,8 @@
 // TL201 to-in-forward: a device move (`.to(device)`, `.to(x.device)`, `.cuda()`) inside an
 // nn.Module's forward, which runs on every step.
-#include "common/Torch.h"
-
-#include "semantic/Walker.h"
+#include "diag/Edits.h"
+#include "lint/Rule.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
@@ -60,21 +60,14 @@ for x, y in loader:
   classes that are not modules.
 )md";
 
-/// Whether \p Name (a variable or attribute) holds a device: `device`, `dev`, `x.device`.
-bool deviceNamed(std::string_view Name) {
-  size_t Dot = Name.rfind('.');
-  std::string_view Last = Dot == std::string_view::npos ? Name : Name.substr(Dot + 1);
-  return isDeviceName(Last) && Last.find("dtype") == std::string_view::npos;
-}
-
 /// Whether the argument of `.to(...)` names a device other than the CPU.
 bool movesToDevice(TSNode Dev, const SemanticModel &M) {
   if (ts_node_is_null(Dev) || is(Dev, "none"))
     return false;
-  if (auto D = spelledDevice(Dev, M))
-    return D->Type != "cpu";
+  if (auto D = torch::spelledDevice(Dev, M))
+    return D->type() != "cpu";
   if (is(Dev, "identifier") || is(Dev, "attribute"))
-    return deviceNamed(M.text()(Dev));
+    return torch::namesDevice(M.text()(Dev)); // `device`, `dev`, `x.device`
   // torch.device(some_variable)
   return is(Dev, "call") && M.refersTo(field(Dev, "function"), "torch.device");
 }
@@ -117,9 +110,9 @@ public:
     if (!Facts)
       return;
     bool Cuda = false;
-    TSNode Receiver = methodReceiver(*Facts, M, "to");
+    TSNode Receiver = Facts->receiver("to");
     if (ts_node_is_null(Receiver)) {
-      Receiver = methodReceiver(*Facts, M, "cuda");
+      Receiver = Facts->receiver("cuda");
       Cuda = true;
     }
     if (ts_node_is_null(Receiver))
@@ -131,7 +124,7 @@ public:
     if (cachedOnModule(N.Node, M.text()))
       return;
     if (!Cuda) {
-      TSNode Dev = Facts->args().argUnlessSplat("device", 0);
+      TSNode Dev = torch::readTo(Facts->args(), M).Device;
       if (!movesToDevice(Dev, M))
         return;
     }

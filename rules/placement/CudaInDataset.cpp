@@ -1,6 +1,9 @@
 // TL108 cuda-in-dataset: CUDA work in code that DataLoader workers run (`__getitem__`,
 // `__iter__`, `collate_fn`, `worker_init_fn` and the helpers they call).
-#include "common/Torch.h"
+#include "diag/Edits.h"
+#include "lint/Rule.h"
+#include "source/Strings.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
@@ -68,33 +71,34 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    if (!ts_node_is_null(methodReceiver(*Facts, M, "cuda"))) {
+    if (!ts_node_is_null(Facts->receiver("cuda"))) {
       report(Ctx, methodCallRange(N.Node), "`.cuda()`");
       return;
     }
     const std::string &Q = Facts->Qualified;
-    if (Q == "torch.cuda.set_device") {
+    torch::Api Kind = Facts->api().Kind;
+    if (Kind == torch::Api::SetDevice) {
       report(Ctx, RuleContext::range(N.Node), "`torch.cuda.set_device`");
       return;
     }
-    if (Q == "torch.load") {
+    if (Kind == torch::Api::Load) {
       TSNode Where = Facts->args().argUnlessSplat("map_location", 1);
       if (ts_node_is_null(Where) || is(Where, "integer"))
         return;
-      if (auto D = spelledDevice(Where, M); D && D->Type == "cuda")
+      if (auto D = torch::spelledDevice(Where, M); D && D->type() == "cuda")
         report(Ctx, RuleContext::range(Where), "a checkpoint loaded onto CUDA");
       return;
     }
     TSNode Dev{};
-    bool To = !ts_node_is_null(methodReceiver(*Facts, M, "to"));
+    bool To = !ts_node_is_null(Facts->receiver("to"));
     if (To)
-      Dev = Facts->args().argUnlessSplat("device", 0);
-    else if (Q.rfind("torch.", 0) == 0 && Q.rfind("torch.cuda.", 0) != 0 && Q != "torch.device")
+      Dev = torch::readTo(Facts->args(), M).Device;
+    else if (startsWith(Q, "torch.") && !startsWith(Q, "torch.cuda.") && Kind != torch::Api::Device)
       Dev = Facts->keyword("device");
     if (ts_node_is_null(Dev))
       return;
-    auto D = spelledDevice(Dev, M);
-    if (!D || D->Type != "cuda")
+    auto D = torch::spelledDevice(Dev, M);
+    if (!D || D->type() != "cuda")
       return;
     if (To)
       report(Ctx, methodCallRange(N.Node), "a move to CUDA");

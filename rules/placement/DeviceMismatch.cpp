@@ -1,9 +1,8 @@
 // TL102 device-mismatch: an operation, module call or loss whose operands the device flow
 // places on different devices (a moved model fed a batch that never moved, a target left on
 // the CPU, a tensor attribute that did not follow `model.to()`).
-#include "common/Torch.h"
-
-#include "source/Strings.h"
+#include "flow/DeviceFlow.h"
+#include "lint/Rule.h"
 
 namespace torchlint::rules {
 
@@ -78,13 +77,13 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    std::string_view Q = Facts->Qualified;
-    bool Joins = joinsTensors(Q);
-    bool Pairs = pairsTensors(Q) || (startsWith(Q, "torch.nn.functional.") && isLoss(lastComponent(Q)));
+    torch::Api Kind = Facts->api().Kind;
+    bool Joins = Kind == torch::Api::Join;
+    bool Pairs = Kind == torch::Api::Pairwise || Kind == torch::Api::Loss;
     // Otherwise only a module call: the callee is a module the flow knows. (All decided
     // before the arguments are read, which costs more.)
-    const flow::Value *Mod = Q.empty() ? F->valueOf(Facts->Callee) : nullptr;
-    if (!Joins && !Pairs && Q != "torch.where" && (!Mod || Mod->Kind != flow::ValueKind::Module))
+    const flow::Value *Mod = Facts->Qualified.empty() ? F->valueOf(Facts->Callee) : nullptr;
+    if (!Joins && !Pairs && Kind != torch::Api::Where && (!Mod || Mod->Kind != flow::ValueKind::Module))
       return;
     const CallArgs &A = Facts->args();
     if (A.HasSplat)
@@ -103,7 +102,7 @@ public:
         pair(N.Node, A.Positional[0], A.Positional[1], *F, Ctx, InForward);
       return;
     }
-    if (Q == "torch.where") {
+    if (Kind == torch::Api::Where) {
       if (A.Positional.size() == 3)
         pair(N.Node, A.Positional[1], A.Positional[2], *F, Ctx, InForward);
       return;
@@ -126,18 +125,13 @@ public:
       std::string M = shortText(A.Callee, Text), X = shortText(Arg, Text);
       Diagnostic &D = Ctx.report(N.Node, "`" + M + "` is on " + flow::deviceName(Mod->Dev) + " but its input `" + X +
                                              "` is on " + flow::deviceName(V->Dev));
-      D.Notes.push_back(deviceNote(*F, A.Callee, *Mod, Text));
-      D.Notes.push_back(deviceNote(*F, Arg, *V, Text));
+      D.Notes.push_back(F->deviceNote(A.Callee, *Mod, Text));
+      D.Notes.push_back(F->deviceNote(Arg, *V, Text));
       return;
     }
   }
 
 private:
-  static bool isLoss(std::string_view N) {
-    return endsWith(N, "_loss") || N == "cross_entropy" || N == "binary_cross_entropy" ||
-           N == "binary_cross_entropy_with_logits" || N == "kl_div";
-  }
-
   /// Reports \p At when \p L and \p R are tensors certainly on different devices.
   static bool pair(TSNode At, TSNode L, TSNode R, const flow::DeviceFlow &F, RuleContext &Ctx, bool InForward) {
     const flow::Value *A = F.valueOf(L), *B = F.valueOf(R);
@@ -154,8 +148,8 @@ private:
     std::string X = shortText(L, Text), Y = shortText(R, Text);
     Diagnostic &D = Ctx.report(At, "`" + X + "` is on " + flow::deviceName(A->Dev) + " but `" + Y + "` is on " +
                                        flow::deviceName(B->Dev));
-    D.Notes.push_back(deviceNote(F, L, *A, Text));
-    D.Notes.push_back(deviceNote(F, R, *B, Text));
+    D.Notes.push_back(F.deviceNote(L, *A, Text));
+    D.Notes.push_back(F.deviceNote(R, *B, Text));
     return true;
   }
 };

@@ -1,7 +1,8 @@
 // TL104 factory-without-device: inside `forward` (or a method it calls), a tensor factory
 // with no `device=` whose result meets an input or a parameter of the module.
-#include "common/Torch.h"
-
+#include "diag/Edits.h"
+#include "flow/DeviceFlow.h"
+#include "lint/Rule.h"
 #include "source/Strings.h"
 
 namespace torchlint::rules {
@@ -79,15 +80,15 @@ public:
       if (!Facts || Facts->args().HasSplat)
         return;
       const CallArgs &A = Facts->args();
-      std::string_view Q = Facts->Qualified;
-      if (joinsTensors(Q) && !A.Positional.empty() &&
+      torch::Api Kind = Facts->api().Kind;
+      if (Kind == torch::Api::Join && !A.Positional.empty() &&
           (is(A.Positional[0], "list") || is(A.Positional[0], "tuple")))
         Operands = namedChildren(A.Positional[0]);
-      else if (pairsTensors(Q))
+      else if (Kind == torch::Api::Pairwise)
         Operands.assign(A.Positional.begin(), A.Positional.end());
-      else if (Q == "torch.where" && A.Positional.size() == 3)
+      else if (Kind == torch::Api::Where && A.Positional.size() == 3)
         Operands = {A.Positional[1], A.Positional[2]};
-      else if (Q.empty()) {
+      else if (Facts->Qualified.empty()) {
         // A submodule fed the factory's result: `self.embed(torch.arange(n))`.
         const flow::Value *Mod = F->valueOf(A.Callee);
         if (!Mod || Mod->Kind != flow::ValueKind::Module || Mod->has(flow::FlagParamless) ||

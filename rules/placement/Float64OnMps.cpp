@@ -1,6 +1,7 @@
 // TL109 float64-on-mps: a float64 tensor or module moved to (or created on) Apple's MPS
 // device, which has no float64.
-#include "common/Torch.h"
+#include "flow/DeviceFlow.h"
+#include "lint/Rule.h"
 
 namespace torchlint::rules {
 
@@ -57,7 +58,7 @@ public:
     Diagnostic &D = Ctx.report(N.Node, std::string(Module ? "a float64 module" : "a float64 tensor") +
                                            " on `mps`, which has no float64: convert it to float32 first");
     if (is(Callee, "attribute"))
-      D.Notes.push_back(dtypeNote(*F, field(Callee, "object"), *V, Text));
+      D.Notes.push_back(F->dtypeNote(field(Callee, "object"), *V, Text));
   }
 };
 } // namespace

@@ -1,7 +1,9 @@
 // TL105 hardcoded-cuda: `.cuda()`, `.to("cuda")`, `device="cuda"` or `torch.device("cuda")`
 // written where a configured device belongs.
 #include "common/Distributed.h"
+#include "diag/Edits.h"
 #include "source/Strings.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
@@ -58,8 +60,8 @@ noise = torch.randn(8, 16, device=device)
   before it: TL402 speaks (every rank lands on GPU 0).
 )md";
 
-bool plainCuda(const std::optional<SpelledDevice> &D) {
-  return D && D->Type == "cuda" && !D->Index && !D->VariableIndex;
+bool plainCuda(const std::optional<torch::DeviceExpr> &D) {
+  return D && D->type() == "cuda" && !D->Index && !D->VariableIndex;
 }
 
 class HardcodedCuda final : public Rule {
@@ -85,30 +87,31 @@ public:
       return; // TL402 speaks: every rank lands on GPU 0
 
     const std::string &Q = Facts->Qualified;
-    if (Q == "torch.device") {
-      if (!plainCuda(spelledDevice(N.Node, M)) || inMapLocation(N.Node, M) || deviceOnlyInspected(N.Node, M))
+    if (Facts->api().Kind == torch::Api::Device) {
+      if (!plainCuda(torch::spelledDevice(N.Node, M)) || torch::inMapLocation(N.Node, M) ||
+          torch::deviceOnlyInspected(N.Node, M))
         return;
       Ctx.report(N.Node, "`torch.device(\"cuda\")` hardcodes CUDA, so this line fails on machines without it; "
                          "use the device chosen once for the program");
       return;
     }
-    if (!ts_node_is_null(methodReceiver(*Facts, M, "cuda"))) {
+    if (!ts_node_is_null(Facts->receiver("cuda"))) {
       // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones).
       const CallArgs &A = Facts->args();
-      if (A.HasSplat || !A.Positional.empty() || !ts_node_is_null(A.keyword("device")) || inMapLocation(N.Node, M))
+      if (A.HasSplat || !A.Positional.empty() || !ts_node_is_null(A.keyword("device")) || torch::inMapLocation(N.Node, M))
         return;
       Ctx.report(methodCallRange(N.Node), "`.cuda()` hardcodes CUDA, so this line fails on machines without it; "
                                           "use `.to(device)` with the device chosen once for the program");
       return;
     }
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(*Facts, M, "to")))
-      Dev = Facts->args().argUnlessSplat("device", 0);
-    else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
+    if (!ts_node_is_null(Facts->receiver("to")))
+      Dev = torch::readTo(Facts->args(), M).Device;
+    else if (startsWith(Q, "torch.") && !torch::isCudaApi(Q))
       Dev = Facts->keyword("device");
     // `torch.device("cuda")` as the argument is reported on its own.
-    if (ts_node_is_null(Dev) || !is(Dev, "string") || !plainCuda(spelledDevice(Dev, M)) ||
-        inMapLocation(N.Node, M))
+    if (ts_node_is_null(Dev) || !is(Dev, "string") || !plainCuda(torch::spelledDevice(Dev, M)) ||
+        torch::inMapLocation(N.Node, M))
       return;
     Ctx.report(Dev, "`\"cuda\"` hardcoded as the device, so this line fails on machines without CUDA; use the "
                     "device chosen once for the program");

@@ -1,6 +1,8 @@
 // TL106 hardcoded-device-index: a literal GPU index (`"cuda:1"`, `.cuda(0)`, `set_device(1)`)
 // outside the one place that chooses the device.
 #include "common/Distributed.h"
+#include "source/Strings.h"
+#include "torch/Read.h"
 
 namespace torchlint::rules {
 
@@ -80,25 +82,28 @@ public:
       return; // TL402 speaks: every rank lands on GPU 0
 
     const std::string &Q = Facts->Qualified;
-    if (Q == "torch.device") {
-      auto D = spelledDevice(N.Node, M);
-      if (!D || D->Type != "cuda" || !D->Index || inMapLocation(N.Node, M) || deviceOnlyInspected(N.Node, M))
+    torch::Api Kind = Facts->api().Kind;
+    if (Kind == torch::Api::Device) {
+      auto D = torch::spelledDevice(N.Node, M);
+      if (!D || D->type() != "cuda" || !D->Index || torch::inMapLocation(N.Node, M) ||
+          torch::deviceOnlyInspected(N.Node, M))
         return;
       Ctx.report(N.Node, message(*D->Index));
       return;
     }
     TSNode Dev{};
-    if (!ts_node_is_null(methodReceiver(*Facts, M, "cuda")) ||
-        !ts_node_is_null(methodReceiver(*Facts, M, "to")) ||
-        Q == "torch.cuda.set_device" || Q == "torch.cuda.device")
+    if (!ts_node_is_null(Facts->receiver("to")))
+      Dev = torch::readTo(Facts->args(), M).Device;
+    else if (!ts_node_is_null(Facts->receiver("cuda")) || Kind == torch::Api::SetDevice ||
+             Kind == torch::Api::CudaDevice)
       Dev = Facts->args().argUnlessSplat("device", 0);
-    else if (Q.rfind("torch.", 0) == 0 && !isCudaApi(Q))
+    else if (startsWith(Q, "torch.") && !torch::isCudaApi(Q))
       Dev = Facts->keyword("device");
     if (ts_node_is_null(Dev))
       return;
     // `torch.device("cuda", 1)` as the argument is reported on its own.
-    auto D = spelledDevice(Dev, M);
-    if (!D || D->TorchDeviceCall || D->Type != "cuda" || !D->Index || inMapLocation(N.Node, M))
+    auto D = torch::spelledDevice(Dev, M);
+    if (!D || D->torchDevice() || D->type() != "cuda" || !D->Index || torch::inMapLocation(N.Node, M))
       return;
     Ctx.report(Dev, message(*D->Index));
   }

@@ -1,6 +1,8 @@
 // TL107 invalid-device-string: a device string `torch.device` rejects ("CPU", "gpu",
 // "cuda: 0"), in the places PyTorch reads a device.
-#include "common/Torch.h"
+#include "lint/Rule.h"
+#include "source/Strings.h"
+#include "torch/Api.h"
 
 namespace torchlint::rules {
 
@@ -65,24 +67,26 @@ public:
     if (!Facts)
       return;
     const std::string &Q = Facts->Qualified;
-    if (Q == "torch.device") {
+    torch::Api Kind = Facts->api().Kind;
+    if (Kind == torch::Api::Device) {
       if (!Facts->args().HasSplat)
         checkString(Facts->args().arg("type", 0), Ctx);
       return;
     }
     // `.to("GPU")` is also another library's method (OpenVINO spells devices in capitals).
-    bool To = !ts_node_is_null(methodReceiver(*Facts, M, "to")) && importsTorch(M);
-    if (To || !ts_node_is_null(methodReceiver(*Facts, M, "cuda"))) {
+    bool To = !ts_node_is_null(Facts->receiver("to")) && M.importsTorch();
+    if (To || !ts_node_is_null(Facts->receiver("cuda"))) {
       checkString(Facts->args().argUnlessSplat("device", 0), Ctx);
       return;
     }
-    if (Q.rfind("torch.", 0) != 0)
+    if (!startsWith(Q, "torch."))
       return;
-    if (Q == "torch.set_default_device" || Q == "torch.cuda.set_device" || Q == "torch.cuda.device") {
+    if (Kind == torch::Api::SetDefaultDevice || Kind == torch::Api::SetDevice || Kind == torch::Api::CudaDevice) {
       checkString(Facts->args().argUnlessSplat("device", 0), Ctx);
       return;
     }
-    checkString(Q == "torch.load" ? Facts->args().argUnlessSplat("map_location", 1) : Facts->keyword("map_location"),
+    checkString(Kind == torch::Api::Load ? Facts->args().argUnlessSplat("map_location", 1)
+                                         : Facts->keyword("map_location"),
                 Ctx);
     checkString(Facts->keyword("device"), Ctx);
   }
@@ -94,7 +98,7 @@ private:
     auto Value = stringLiteral(S, Ctx.text());
     if (!Value)
       return;
-    DeviceString D = parseDeviceString(*Value);
+    torch::DeviceString D = torch::parseDeviceString(*Value);
     if (D.Valid || !D.LooksLikeDevice)
       return;
     std::string Shown = "`\"" + std::string(*Value) + "\"`";

@@ -1,7 +1,8 @@
 // TL103 tensor-attribute-not-registered: a plain tensor stored on an `nn.Module` in `__init__`,
 // which neither follows `model.to()` nor is saved in `state_dict`.
-#include "common/Torch.h"
+#include "lint/Rule.h"
 #include "source/Strings.h"
+#include "torch/Api.h"
 
 #include <cctype>
 #include <string>
@@ -70,43 +71,6 @@ and assigning a non-tensor to `self.x` later raises `TypeError`. `persistent=Fal
 - Classes that are not `nn.Module` subclasses as far as the file shows.
 )md";
 
-/// `torch.<name>(...)` functions that always return a new tensor.
-bool tensorFunction(std::string_view Q) {
-  if (isTensorFactory(Q))
-    return true;
-  if (!startsWith(Q, "torch."))
-    return false;
-  std::string_view N = Q.substr(6);
-  if (endsWith(N, "_like") && N.find('.') == std::string_view::npos)
-    return true;
-  static constexpr std::string_view Names[] = {
-      "from_numpy", "frombuffer", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
-      "tril", "triu", "outer", "ger", "exp", "log", "sin", "cos", "sqrt", "pow", "abs", "flip", "roll",
-      "cumsum", "cumprod", "matmul", "mm", "bmm", "einsum", "polar", "complex", "clone", "diag", "diag_embed",
-      "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
-      "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor", "sigmoid", "tanh", "softmax", "log_softmax",
-      "argsort", "repeat_interleave", "zeros_like", "ones_like", "empty_like", "full_like"};
-  for (auto Name : Names)
-    if (N == Name)
-      return true;
-  return false;
-}
-
-/// Methods of a tensor that return a tensor (not a Python value, a size or a tuple).
-bool tensorMethod(std::string_view Name) {
-  static constexpr std::string_view Names[] = {
-      "unsqueeze", "squeeze", "transpose", "permute", "view", "reshape", "float", "double", "half",
-      "bfloat16", "long", "int", "bool", "byte", "to", "cuda", "cpu", "clone", "detach", "contiguous", "t",
-      "flatten", "expand", "expand_as", "repeat", "exp", "log", "sqrt", "sin", "cos", "mul", "add", "sub",
-      "div", "pow", "abs", "neg", "sum", "mean", "type_as", "view_as", "reshape_as", "triu", "tril", "flip",
-      "masked_fill", "fill_", "zero_", "uniform_", "normal_", "mul_", "add_", "div_", "sub_", "cumsum",
-      "softmax", "sigmoid", "tanh", "pin_memory", "requires_grad_"};
-  for (auto N : Names)
-    if (Name == N)
-      return true;
-  return false;
-}
-
 /// What the local names of one `__init__` hold: true when every binding seen so far (in
 /// statement order) is a tensor, false once one is not or cannot be followed.
 using LocalTensors = std::unordered_map<std::string_view, bool>;
@@ -143,9 +107,10 @@ bool isTensorExpr(TSNode E, const SemanticModel &M, const LocalTensors &Locals, 
   TSNode Callee = field(E, "function");
   std::string Q = M.qualifiedName(Callee);
   if (!Q.empty())
-    return tensorFunction(Q);
+    return torch::classify(Q).returnsTensor();
   auto P = attributeParts(Callee, T);
-  return P && tensorMethod(P->Name) && isTensorExpr(P->Object, M, Locals, AskedLocal, Depth + 1);
+  return P && torch::methodIs(P->Name, torch::ReturnsTensor) &&
+         isTensorExpr(P->Object, M, Locals, AskedLocal, Depth + 1);
 }
 
 /// A Python number as far as the text shows: a numeric literal, arithmetic on numbers, or a
@@ -175,14 +140,17 @@ bool scalarExpr(TSNode E, const SemanticModel &M, int Depth = 0) {
 bool zeroDimTensor(TSNode E, const SemanticModel &M) {
   if (!is(E, "call"))
     return false;
-  std::string Q = M.qualifiedName(field(E, "function"));
+  torch::ApiFacts Api = torch::classify(M.qualifiedName(field(E, "function")));
+  if (Api.Kind != torch::Api::Factory)
+    return false;
   auto A = callArgs(E, M.text());
   if (!A || A->HasSplat || A->Positional.empty())
     return false;
   TSNode First = A->Positional[0];
-  if (Q == "torch.tensor" || Q == "torch.as_tensor" || Q == "torch.scalar_tensor")
+  if (Api.has(torch::ScalarData)) // `torch.tensor(0.07)`
     return scalarExpr(First, M);
-  if (Q == "torch.zeros" || Q == "torch.ones" || Q == "torch.empty" || Q == "torch.full")
+  // `torch.zeros(())`: an empty shape (factories that take data or bounds first do not count).
+  if (Api.has(torch::ShapeFirst))
     return (is(First, "tuple") || is(First, "list")) && ts_node_named_child_count(First) == 0;
   return false;
 }
@@ -316,7 +284,7 @@ private:
     for (int Depth = 0; Cur && Depth < 16; ++Depth) {
       for (const Scope &Sc : M.scopes())
         if (Sc.Kind == ScopeKind::Function && Sc.Parent == Cur->Scope &&
-            (Sc.Name == "_apply" || Sc.Name == "to" || Sc.Name == "cuda" || Sc.Name == "cpu"))
+            torch::isModuleMoveOverride(Sc.Name))
           return true;
       const ClassInfo *Next = nullptr;
       for (auto &B : Cur->Bases)

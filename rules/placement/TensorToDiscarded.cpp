@@ -1,8 +1,9 @@
 // TL101 tensor-to-discarded: `x.to(...)`, `x.cuda()`, `x.cpu()` or a dtype cast as a bare
 // statement on a value the flow knows is a tensor: tensors never move in place.
-#include "common/Torch.h"
+#include "diag/Edits.h"
+#include "flow/DeviceFlow.h"
+#include "lint/Rule.h"
 
-#include <algorithm>
 #include <array>
 
 namespace torchlint::rules {
@@ -54,13 +55,20 @@ or an attribute path, which can be assigned.
   not a value someone meant to keep.
 )md";
 
-constexpr std::string_view Moves[] = {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "long", "int"};
-constexpr std::array<bool, 256> MoveInitials = [] {
-  std::array<bool, 256> T{};
-  for (std::string_view M : Moves)
-    T[static_cast<unsigned char>(M[0])] = true;
+// The tensor methods that return a moved or cast copy, and the letters they start with.
+const std::vector<std::string_view> &moves() {
+  static const std::vector<std::string_view> Names = torch::methodsWith(torch::Move | torch::Cast);
+  return Names;
+}
+const std::array<bool, 256> &moveInitials() {
+  static const std::array<bool, 256> T = [] {
+    std::array<bool, 256> I{};
+    for (std::string_view M : moves())
+      I[static_cast<unsigned char>(M[0])] = true;
+    return I;
+  }();
   return T;
-}();
+}
 
 /// Whether \p Text may call one of the Moves: a `.`, then after any white space a move's
 /// name and a `(`. A statement that starts with a string calls nothing on a tensor; one with
@@ -79,12 +87,13 @@ bool namesAMove(std::string_view Text) {
       ++I;
     return I;
   };
+  const std::array<bool, 256> &Initials = moveInitials();
   for (size_t Dot = Text.find('.'); Dot != std::string_view::npos; Dot = Text.find('.', Dot + 1)) {
     size_t At = SkipSpace(Dot + 1);
     // Most names after a dot start with a letter no move starts with.
-    if (At >= Text.size() || !MoveInitials[static_cast<unsigned char>(Text[At])])
+    if (At >= Text.size() || !Initials[static_cast<unsigned char>(Text[At])])
       continue;
-    for (std::string_view M : Moves)
+    for (std::string_view M : moves())
       if (Text.substr(At, M.size()) == M) {
         size_t Paren = SkipSpace(At + M.size());
         if (Paren < Text.size() && Text[Paren] == '(')
@@ -120,7 +129,7 @@ public:
       if (!is(Callee, "attribute"))
         return;
       std::string_view Name = Ctx.text()(field(Callee, "attribute"));
-      if (std::find(std::begin(Moves), std::end(Moves), Name) == std::end(Moves))
+      if (!(torch::methodBits(Name) & (torch::Move | torch::Cast)))
         return;
       TSNode Receiver = field(Callee, "object");
       if (!Ctx.model().qualifiedName(Receiver).empty())
@@ -156,7 +165,7 @@ public:
                                  "the result of `." + std::string(Name) +
                                      "()` is discarded: tensors do not change in place, so `" + Recv +
                                      "` is unchanged");
-      D.Notes.push_back(deviceNote(*F, H.Receiver, *H.V, Text));
+      D.Notes.push_back(F->deviceNote(H.Receiver, *H.V, Text));
       D.Notes.back().Message = "`" + Recv + "` is a tensor" +
                                (H.V->DevHow != flow::Origin::None ? " (" + F->deviceReason(*H.V) + ")" : "");
       if (Fixable && &H == &Hits.front()) { // one edit fixes the whole statement

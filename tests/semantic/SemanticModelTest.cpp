@@ -1,5 +1,6 @@
 // Imports, qualified names, class kinds, function roles and context flags.
 #include "semantic/Walker.h"
+#include "torch/Api.h"
 
 #include <gtest/gtest.h>
 
@@ -126,9 +127,9 @@ TEST(Semantic, GuardAndDeviceChoiceFlags) {
 
 TEST(Semantic, DeviceNames) {
   for (auto N : {"device", "self.device", "args.dev", "dev", "gpu_id", "cuda_device", "torch_dev", "DEVICE"})
-    EXPECT_TRUE(isDeviceName(N)) << N;
+    EXPECT_TRUE(torch::mentionsDeviceWord(N)) << N;
   for (auto N : {"develop", "model", "devious", "x"})
-    EXPECT_FALSE(isDeviceName(N)) << N;
+    EXPECT_FALSE(torch::mentionsDeviceWord(N)) << N;
 }
 
 TEST(Semantic, ErrorsAreFoundAndTheirInsidesSkipped) {

@@ -1,0 +1,376 @@
+// The expressions of the device flow: names and paths, arithmetic (where devices must agree,
+// and 0-dim CPU tensors and Python numbers combine with anything), attributes and subscripts,
+// devices and dtypes as arguments, and calls: PyTorch's (TorchCalls.cpp), methods, this file's
+// functions and classes.
+#include "flow/Interpreter.h"
+
+#include "source/Strings.h"
+
+#include <algorithm>
+
+namespace torchlint::flow {
+
+DType latticeType(torch::ScalarType T) {
+  switch (T) {
+  case torch::ScalarType::Float32:
+    return DType::Float32;
+  case torch::ScalarType::Float64:
+    return DType::Float64;
+  case torch::ScalarType::Float16:
+    return DType::Half;
+  case torch::ScalarType::BFloat16:
+    return DType::BFloat16;
+  case torch::ScalarType::Bool:
+    return DType::Bool;
+  default:
+    return torch::isInteger(T) ? DType::Integer : DType::Unknown;
+  }
+}
+
+void DeviceFlow::Impl::record(TSNode E, const Value &V) {
+  auto [It, New] = Values.emplace(E.id, V);
+  if (!New)
+    It->second = join(It->second, V);
+}
+
+Value DeviceFlow::Impl::eval(TSNode E) {
+  // Generated code nests expressions thousands deep (`a + b + ...`): past a depth no rule
+  // needs, say nothing rather than exhaust the stack.
+  if (ts_node_is_null(E) || Depth >= MaxDepth)
+    return {};
+  ++Depth;
+  Value V = evalUncached(E);
+  --Depth;
+  record(E, V);
+  return V;
+}
+
+Value DeviceFlow::Impl::evalUncached(TSNode E) {
+  std::string_view K = kind(E);
+  if (K == "identifier")
+    return lookup(E);
+  if (K == "integer" || K == "float")
+    return make(ValueKind::Scalar);
+  if (K == "string") {
+    if (auto S = stringLiteral(E, Text)) {
+      Device D = parseDevice(*S);
+      if (D.known()) {
+        Value V = make(ValueKind::Device, D);
+        V.DevHow = Origin::Config;
+        V.DevAt = mark(E);
+        return V;
+      }
+    }
+    return {};
+  }
+  if (K == "parenthesized_expression" && ts_node_named_child_count(E) == 1)
+    return eval(ts_node_named_child(E, 0));
+  if (K == "unary_operator")
+    return eval(field(E, "argument"));
+  if (K == "await")
+    return eval(ts_node_named_child(E, 0));
+  if (K == "binary_operator") {
+    Value L = eval(field(E, "left")), R = eval(field(E, "right"));
+    return binary(E, L, R);
+  }
+  if (K == "comparison_operator" || K == "boolean_operator" || K == "not_operator") {
+    for (TSNode C : namedChildren(E))
+      eval(C);
+    return {};
+  }
+  if (K == "conditional_expression")
+    return conditional(E);
+  if (K == "attribute")
+    return attribute(E);
+  if (K == "subscript")
+    return subscript(E);
+  if (K == "call")
+    return call(E);
+  if (K == "list" || K == "tuple" || K == "expression_list" || K == "dictionary" || K == "set" ||
+      K == "keyword_argument" || K == "pair" || K == "list_splat" || K == "dictionary_splat" ||
+      K == "concatenated_string") {
+    for (TSNode C : namedChildren(E))
+      eval(K == "keyword_argument" ? field(E, "value") : C);
+    return {};
+  }
+  if (K == "true" || K == "false")
+    return make(ValueKind::Scalar);
+  return {};
+}
+
+// `"cuda" if torch.cuda.is_available() else "cpu"`: the place that chooses the device.
+Value DeviceFlow::Impl::conditional(TSNode E) {
+  NodeList C = namedChildren(E);
+  if (C.size() != 3)
+    return {};
+  Value A = eval(C[0]);
+  eval(C[1]);
+  Value B = eval(C[2]);
+  // "cuda" if torch.cuda.is_available() else "cpu": the place that chooses the device.
+  if (A.Kind == ValueKind::Device && B.Kind == ValueKind::Device && !(A.Dev == B.Dev)) {
+    Value V = make(ValueKind::Device, Device::configured(""));
+    V.DevAt = mark(E);
+    V.DevHow = Origin::Config;
+    return V;
+  }
+  return join(A, B);
+}
+
+// `x.device`, `model.device`, `self.device`, `x.T`: what an attribute of a known value is.
+Value DeviceFlow::Impl::attribute(TSNode E) {
+  Value Known = lookup(E);
+  if (Known.Kind != ValueKind::Unknown || Known.Flags)
+    return Known;
+  TSNode Obj = field(E, "object");
+  std::string_view Attr = Text(field(E, "attribute"));
+  std::string Q = M.qualifiedName(E);
+  if (!Q.empty())
+    return {};
+  Value O = eval(Obj);
+  if (Attr == "device" && (O.isTensor() || O.Kind == ValueKind::Module) && O.Dev.known()) {
+    Value V = make(ValueKind::Device, O.Dev);
+    V.DevHow = O.DevHow;
+    V.DevAt = O.DevAt;
+    return V;
+  }
+  if (Attr == "device" && Text(Obj) == "self" && F->Class >= 0) {
+    Value V = make(ValueKind::Device, Device::configured("self"));
+    return V;
+  }
+  if (O.isTensor() && (Attr == "T" || Attr == "data" || Attr == "mT")) {
+    Value V = O;
+    V.Flags &= ~FlagPlainAttribute;
+    return V;
+  }
+  return {};
+}
+
+// `batch[0]`, `x[idx]`: a tensor's element on its device, a batch's tensors.
+Value DeviceFlow::Impl::subscript(TSNode E) {
+  Value O = eval(field(E, "value"));
+  for (TSNode C : namedChildren(E))
+    if (!ts_node_eq(C, field(E, "value")))
+      eval(C);
+  Value Known = lookup(E);
+  if (Known.Kind != ValueKind::Unknown)
+    return Known;
+  if (O.Kind == ValueKind::Batch) {
+    Value V = O;
+    V.Kind = ValueKind::Tensor;
+    return V;
+  }
+  if (O.isTensor() || O.has(FlagInput)) {
+    Value V = O;
+    V.R = Rank::Unknown;
+    V.Flags &= ~FlagPlainAttribute;
+    if (!O.isTensor())
+      V.Kind = ValueKind::Unknown;
+    return V;
+  }
+  return {};
+}
+
+Value DeviceFlow::Impl::binary(TSNode /*At*/, const Value &L, const Value &R) {
+  auto Tensorish = [](const Value &V) { return V.isTensor() || V.has(FlagInput); };
+  if (!Tensorish(L) && !Tensorish(R))
+    return {};
+  Value Out;
+  // Two inputs of unknown kind may be numbers: their result is no known tensor.
+  Out.Kind = L.isTensor() || R.isTensor() ? ValueKind::Tensor : ValueKind::Unknown;
+  Out.Flags = (L.Flags | R.Flags) & (FlagDefaultFactory | FlagInput);
+  Out.Factory = L.has(FlagDefaultFactory) ? L.Factory : R.Factory;
+  const Value *Only = nullptr;
+  if (R.Kind == ValueKind::Scalar || (R.isTensor() && R.R == Rank::Zero && R.Dev.Kind == DeviceKind::Cpu))
+    Only = &L;
+  else if (L.Kind == ValueKind::Scalar || (L.isTensor() && L.R == Rank::Zero && L.Dev.Kind == DeviceKind::Cpu))
+    Only = &R;
+  if (Only) {
+    Out.Dev = Only->Dev;
+    Out.DevHow = Only->DevHow;
+    Out.DevAt = Only->DevAt;
+    Out.R = Only->R;
+    Out.Type = Only->Type;
+    Out.TypeHow = Only->TypeHow;
+    Out.TypeAt = Only->TypeAt;
+    return Out;
+  }
+  if (L.Dev == R.Dev) {
+    Out.Dev = L.Dev;
+    Out.DevHow = Origin::Derived;
+    Out.DevAt = L.DevAt;
+  }
+  if (L.Type == R.Type)
+    Out.Type = L.Type;
+  if (L.R == Rank::NonZero || R.R == Rank::NonZero)
+    Out.R = Rank::NonZero;
+  return Out;
+}
+
+std::optional<Device> DeviceFlow::Impl::deviceArg(TSNode D) {
+  if (ts_node_is_null(D))
+    return std::nullopt;
+  // A literal string or ordinal; `torch.device(...)` is evaluated below, for the rules.
+  if (is(D, "string") || is(D, "integer")) {
+    auto L = torch::readDevice(D, M);
+    Device Dv = L ? deviceOf(L->Parsed) : Device();
+    return Dv.known() ? std::optional<Device>(Dv) : std::nullopt;
+  }
+  Value V = eval(D);
+  if (V.Kind == ValueKind::Device) {
+    if (V.Dev.Kind == DeviceKind::Configured && V.Dev.Name.empty())
+      return Device::configured(Text(D)); // `torch.device(args.device)` spelt inline
+    return V.Dev.known() ? std::optional<Device>(V.Dev) : std::nullopt;
+  }
+  if (V.Kind != ValueKind::Unknown)
+    return std::nullopt;
+  std::string_view Key = pathKey(D);
+  if (!Key.empty() && !is(D, "subscript")) {
+    std::string_view Last = lastComponent(Key);
+    if (Key == "self.device" && F->Class >= 0)
+      return Device::configured("self"); // Lightning's LightningModule.device
+    // `x.device` of a tensor we know nothing about is no configured device; `args.device`,
+    // `cfg.train.device`, `self.device` of a trainer are.
+    if (Key != Last) {
+      std::string_view Root = Key.substr(0, Key.find('.'));
+      if (!torch::isSettingsRoot(Root))
+        return std::nullopt;
+    }
+    if (torch::namesDevice(Last))
+      return Device::configured(Key);
+  }
+  return std::nullopt;
+}
+
+DType DeviceFlow::Impl::dtypeArg(TSNode D, torch::DtypeSpelling In) {
+  return latticeType(torch::readDtype(D, M, In));
+}
+
+void DeviceFlow::Impl::noteLoop(TSNode C) {
+  // The loop this call runs in every step of (not under a branch inside it).
+  if (!F->Loops.empty() && F->LoopIfDepth.back() == F->IfDepth)
+    CallLoop[C.id] = F->Loops.back();
+}
+
+Value DeviceFlow::Impl::call(TSNode C) {
+  auto A = callArgs(C, Text);
+  if (!A)
+    return {};
+  TSNode Callee = A->Callee;
+  std::string Q = M.qualifiedName(Callee);
+  if (!Q.empty()) // a function reached through an import: torch, numpy, torch.nn.functional...
+    return apiCall(C, *A, Q);
+  if (is(Callee, "attribute")) { // methods: `obj.name(...)`
+    Value CalleeV = lookup(Callee);
+    if (CalleeV.Kind == ValueKind::Module) { // `self.encoder(x)`, `model.head(x)`
+      record(Callee, CalleeV);
+      for (TSNode P : A->Positional)
+        eval(P);
+      for (auto &[N, V] : A->Keywords)
+        eval(V);
+      noteLoop(C);
+      return moduleCall(CalleeV, C, A->Positional);
+    }
+    TSNode Obj = field(Callee, "object");
+    std::string_view Name = Text(field(Callee, "attribute"));
+    Value Recv = eval(Obj);
+    if (Name == "backward" || Name == "step")
+      for (int32_t L : F->Loops)
+        TrainingLoop[L] = 1;
+    noteLoop(C);
+    if (Recv.Kind == ValueKind::Unknown && !Recv.has(FlagInput))
+      escape(*A); // `accelerator.prepare(model)`, `trainer.fit(model)`
+    return methodCall(C, *A, Obj, Name, Recv);
+  }
+  for (TSNode P : A->Positional)
+    eval(P);
+  for (auto &[N, V] : A->Keywords)
+    eval(V);
+  if (is(Callee, "identifier"))
+    return nameCall(C, *A);
+  // Anything else called: a module stored in an attribute or a subscript.
+  Value CalleeV = eval(Callee);
+  if (CalleeV.Kind == ValueKind::Module)
+    return moduleCall(CalleeV, C, A->Positional);
+  escape(*A);
+  return {};
+}
+
+// A plain name called: a module held in a variable, a builtin, this file's class or function.
+Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
+  TSNode Callee = A.Callee;
+  const ArgNodes &Pos = A.Positional;
+  std::string_view Name = Text(Callee);
+  Value CalleeV = lookup(Callee);
+  if (CalleeV.Kind == ValueKind::Module) {
+    record(Callee, CalleeV);
+    return moduleCall(CalleeV, C, Pos);
+  }
+  if (Name == "float" || Name == "int" || Name == "len" || Name == "bool") {
+    noteLoop(C);
+    return make(ValueKind::Scalar);
+  }
+  if (Name == "next" && Pos.size() == 1 && is(Pos[0], "call"))
+    return nextParameter(Pos);
+  if (CalleeV.Kind != ValueKind::Unknown || F->S.V.count(Name))
+    return {};
+  if (const ClassInfo *Cls = M.localClass(Name))
+    return Cls->IsModule ? localClassCall(C, A, *Cls) : Value();
+  auto Top = TopFunctions.find(Name);
+  bool Local = Top != TopFunctions.end() && M.importOf(Name).empty();
+  static constexpr std::string_view Inert[] = {"print", "isinstance", "type", "str",   "repr",      "id",   "hasattr",
+                                               "range", "zip",        "list", "tuple", "enumerate", "next", "iter"};
+  if (std::find(std::begin(Inert), std::end(Inert), Name) == std::end(Inert))
+    escape(A, Local && !A.HasSplat ? Top->second : -1);
+  // Only what the helper builds itself is known; parameter-dependent values are not.
+  return Local ? localCall(Top->second) : Value();
+}
+
+// `next(model.parameters())`: a tensor on the module's device (`.device` of it is the idiom).
+Value DeviceFlow::Impl::nextParameter(const ArgNodes &Pos) {
+  TSNode Fn = field(Pos[0], "function");
+  if (!is(Fn, "attribute") || !torch::methodIs(Text(field(Fn, "attribute")), torch::ModuleQuery))
+    return {};
+  std::string_view Method = Text(field(Fn, "attribute"));
+  if (Method != "parameters" && Method != "buffers")
+    return {};
+  auto It = Values.find(field(Fn, "object").id);
+  if (It == Values.end() || It->second.Kind != ValueKind::Module || It->second.has(FlagParamless))
+    return {};
+  Value V = It->second;
+  V.Kind = ValueKind::Tensor;
+  V.Flags = FlagInput;
+  return V;
+}
+
+// A module class of this file constructed: on the CPU when it is built from `torch.nn` alone,
+// is told no device and does not move itself.
+Value DeviceFlow::Impl::localClassCall(TSNode C, const CallArgs &A, const ClassInfo &Cls) {
+  int32_t CI = static_cast<int32_t>(&Cls - M.classes().data());
+  Value V = make(ValueKind::Module);
+  V.DevHow = Origin::Constructed;
+  V.DevAt = mark(C);
+  V.Type = DType::Float32;
+  V.TypeHow = Origin::Constructed;
+  V.TypeAt = mark(C);
+  bool Told = A.HasSplat;
+  for (auto &[N, KV] : A.Keywords)
+    Told |= torch::mentionsDeviceWord(N) || N == "dtype";
+  for (TSNode P : A.Positional)
+    Told |= torch::mentionsDeviceWord(Text(P));
+  analyseClassInit(CI);
+  bool Local = true;
+  for (const std::string &B : Cls.Bases)
+    Local &= B == "torch.nn.Module" || B == "torch.nn.modules.module.Module";
+  if (!Told && Local && !FactoriesUnknown && !F->DefaultsUnknown && !Classes[CI].MovesItself)
+    V.Dev = Device::cpu();
+  // A forward that moves its inputs (`x = x.to(self.device)`) accepts them anywhere.
+  for (const Scope &S : M.scopes())
+    if (S.Kind == ScopeKind::Function && S.Class == CI && S.Name == "forward") {
+      std::string_view Body = Text(field(S.Node, "body"));
+      if (Body.find(".to(") != std::string_view::npos || Body.find(".cuda(") != std::string_view::npos)
+        V.Flags |= FlagMovesInputs;
+    }
+  return V;
+}
+
+} // namespace torchlint::flow

@@ -1,0 +1,193 @@
+// The device flow's interpreter, private to flow/: the abstract state (what each name holds),
+// the statements and loops (Statements.cpp), the expressions (Expressions.cpp), PyTorch's
+// calls dispatched by the API table (TorchCalls.cpp), the text prefilter that skips code no
+// rule can speak about (Prefilter.cpp), and the scopes, summaries and escapes (DeviceFlow.cpp).
+#pragma once
+
+#include "flow/DeviceFlow.h"
+#include "torch/Read.h"
+
+#include <deque>
+#include <map>
+#include <memory_resource>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace torchlint::flow {
+
+using Vars = std::unordered_map<std::string_view, Value>;
+
+/// What every name holds at one point of a function.
+struct State {
+  Vars V;
+  bool Reachable = true;
+};
+State joinStates(const State &A, const State &B);
+bool sameState(const State &A, const State &B);
+
+/// The flow's dtype lattice for a PyTorch dtype: the precise dtype where it matters (float64
+/// against float32), one element for every integer type, nothing for complex types.
+DType latticeType(torch::ScalarType T);
+/// The flow's device for a device string `torch.device` accepts.
+Device deviceOf(const torch::DeviceString &D);
+inline Value make(ValueKind K, Device D = {}) {
+  Value V;
+  V.Kind = K;
+  V.Dev = D;
+  return V;
+}
+
+class DeviceFlow::Impl {
+public:
+  Impl(TSNode Root, const SemanticModel &M) : Root(Root), M(M), Text(M.text()) {}
+
+  void run();
+
+  // The answers, one per evaluated expression (a good part of the file's nodes): their
+  // nodes come from an arena, all released at once with the analysis.
+  std::pmr::monotonic_buffer_resource Arena;
+  std::pmr::unordered_map<const void *, Value> Values{&Arena};
+  std::pmr::unordered_map<const void *, int32_t> CallLoop{&Arena}; // call -> loop it runs in every step of
+  // The nodes values' provenance marks, by NodeMark::Index (0: none), and each one's index.
+  std::vector<TSNode> Marked{TSNode{}};
+  std::unordered_map<const void *, uint32_t> MarkOf;
+  NodeMark mark(TSNode N) {
+    if (ts_node_is_null(N))
+      return {};
+    auto [It, New] = MarkOf.emplace(N.id, static_cast<uint32_t>(Marked.size()));
+    if (New)
+      Marked.push_back(N);
+    return NodeMark{It->second};
+  }
+  std::vector<char> TrainingLoop;
+
+private:
+  struct ClassFacts {
+    Vars Attrs; // "self.x" -> value in the other methods
+    bool Done = false, Busy = false, MovesItself = false;
+  };
+  struct FunctionSummary {
+    Value Returns;
+    bool Done = false, Busy = false, AnyReturn = false;
+  };
+  struct Frame {
+    State S;
+    std::optional<Value> Returned;
+    bool AnyReturn = false;
+    std::vector<State> LoopJumps; // break/continue states of the innermost loops
+    std::vector<int32_t> Loops;   // enclosing loops (indices into TrainingLoop)
+    std::vector<uint32_t> LoopIfDepth;
+    uint32_t IfDepth = 0;
+    bool DefaultsUnknown = false; // inside `with torch.device(...)`
+    int32_t Class = -1;           // the nn.Module class whose method this is
+    bool InInit = false;
+    bool IsFunction = false;
+    std::unordered_set<std::string_view> Bound; // names bound here: globals do not show through
+    std::unordered_set<std::string_view> Parents; // paths some stored key extends (`x` of `x.y`)
+  };
+
+  TSNode Root;
+  const SemanticModel &M;
+  const NodeText &Text;
+  Vars Globals;
+  bool FactoriesUnknown = false; // the file changes the default device
+  std::unordered_map<int32_t, ClassFacts> Classes;
+  std::unordered_map<std::string_view, int32_t> TopFunctions; // name -> scope
+  std::unordered_map<int32_t, FunctionSummary> Summaries;
+  std::vector<char> Analysed; // per scope
+  Frame *F = nullptr;
+  std::deque<std::string> BufferNames; // keys of `register_buffer("name", ...)`, stable storage
+  uint32_t Depth = 0;                  // expression nesting being evaluated
+  static constexpr uint32_t MaxDepth = 64; // real code nests a few levels; sanitizer frames are large
+
+  // The prefilter (Prefilter.cpp).
+  std::vector<uint32_t> Triggers; // offsets of the words any flow rule needs (sorted)
+  // Offsets of host reads (`.item(`, `.tolist(`, `float(`): only TL203 acts on them, and only
+  // in a loop that calls `backward()` or `step()`, so they count where those words appear.
+  std::vector<uint32_t> HostReads;
+  std::unordered_set<std::string_view> LocalNames; // top-level functions and classes of the file
+  std::unordered_map<int32_t, bool> InitMatters;   // class -> whether its __init__ may give devices
+  void findTriggers(std::string_view Src);
+  bool mayMatter(TSNode N) const { return mayMatter(ts_node_start_byte(N), ts_node_end_byte(N)); }
+  bool mayMatter(uint32_t Begin, uint32_t End) const;
+  bool forwardMayMatter(const Scope &S);
+  bool callsSource(std::string_view Code, bool Constructors);
+  std::string_view afterName(TSNode Function) const;
+  int32_t initOf(int32_t Class) const;
+
+  // Scopes and summaries (DeviceFlow.cpp).
+  void analyseScope(int32_t Id);
+  void analyseFunction(int32_t Id, const Scope &S, Frame &Fr);
+  void analyseClassInit(int32_t Class);
+  void setupParameters(TSNode Params, int32_t Scope);
+  Value localCall(int32_t Scope);
+  void escape(const CallArgs &A, int32_t Callee = -1);
+  bool mayMove(int32_t Scope, size_t Position, std::string_view Keyword) const;
+  bool mayMoveUncached(int32_t Scope, size_t Position, std::string_view Keyword) const;
+  mutable std::map<std::tuple<int32_t, size_t, std::string>, bool> MayMove; // mayMove's answers
+
+  // Statements (Statements.cpp).
+  void block(TSNode Block);
+  void statement(TSNode S);
+  void ifStatement(TSNode S);
+  void tryStatement(TSNode S);
+  void withStatement(TSNode S);
+  void assign(TSNode Left, TSNode Right, TSNode Stmt);
+  void bindTarget(TSNode Target, const Value &V);
+  void bindUnknown(TSNode Target);
+  void forLoop(TSNode S, bool IsWhile);
+  Value loopElement(TSNode S, TSNode &Target);
+  std::string_view pathKey(TSNode E) const;
+  void set(std::string_view Key, const Value &V);
+  Value lookup(TSNode E);
+
+  // Expressions (Expressions.cpp).
+  Value eval(TSNode E);
+  Value evalUncached(TSNode E);
+  Value attribute(TSNode E);
+  Value subscript(TSNode E);
+  Value conditional(TSNode E);
+  void record(TSNode E, const Value &V);
+  Value binary(TSNode E, const Value &L, const Value &R);
+  std::optional<Device> deviceArg(TSNode D);
+  DType dtypeArg(TSNode D, torch::DtypeSpelling In = torch::DtypeSpelling::Torch);
+  Value call(TSNode C);
+  Value nameCall(TSNode C, const CallArgs &A);
+  Value localClassCall(TSNode C, const CallArgs &A, const ClassInfo &Cls);
+  Value nextParameter(const ArgNodes &Pos);
+  void noteLoop(TSNode C);
+
+  // PyTorch's calls, by the API table (TorchCalls.cpp).
+  Value apiCall(TSNode C, const CallArgs &A, std::string_view Q);
+  Value factory(TSNode C, const CallArgs &A, std::string_view Q, torch::ApiFacts Api, const std::vector<Value> &Args);
+  std::optional<Value> likeFactory(TSNode C, const CallArgs &A, const std::vector<Value> &Args);
+  Value fromNumpy(TSNode C, const std::vector<Value> &Args);
+  Value torchDevice(TSNode C, const CallArgs &A, const std::vector<Value> &Args);
+  Value joinCall(TSNode C, const ArgNodes &Pos);
+  std::optional<Value> functional(TSNode C, torch::ApiFacts Api, const std::vector<Value> &Args);
+  Value dataLoader(TSNode C, const CallArgs &A);
+  Value parameter(const std::vector<Value> &Args);
+  Value moduleClass(TSNode C, const CallArgs &A, std::string_view Q, torch::ApiFacts Api,
+                    const std::vector<Value> &Args);
+  Value numpyCall(std::string_view Name, TSNode C, const CallArgs &A, torch::ApiFacts Api);
+  Value moduleCall(const Value &Mod, TSNode C, const ArgNodes &Pos);
+  /// Where a move or a cast sends a value: a device (unknown when !Known) and a dtype.
+  struct MoveTarget {
+    std::optional<Device> Dev;
+    bool Known = true;
+    DType Type = DType::Unknown;
+  };
+  MoveTarget moveTarget(const CallArgs &A, std::string_view Name);
+  Value applyMove(Value V, TSNode C, const MoveTarget &T, bool Moves);
+  Value methodCall(TSNode C, const CallArgs &A, TSNode Obj, std::string_view Name, const Value &Recv);
+  Value moduleMethod(TSNode C, const CallArgs &A, TSNode Obj, std::string_view Name, const Value &Recv,
+                     const std::vector<Value> &Args, const MoveTarget &T);
+  Value tensorMethod(TSNode C, std::string_view Name, uint32_t Bits, const Value &Recv,
+                     const std::vector<Value> &Args);
+};
+
+} // namespace torchlint::flow

@@ -1,0 +1,229 @@
+// The text prefilter: the words without which no flow rule can report, found in one pass
+// over the file, so that the functions that hold none are never interpreted (most of a
+// library has no device code at all).
+#include "flow/Interpreter.h"
+
+#include "source/Strings.h"
+
+#include <algorithm>
+#include <array>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace torchlint::flow {
+
+namespace {
+
+/// Whether a name written before `(` may call a tensor factory (`zeros(`, `torch.arange(`);
+/// Python's own `range(` is no `torch.range`.
+bool factoryWord(std::string_view Name) {
+  return Name != "range" && torch::classifyTorch(Name).Kind == torch::Api::Factory;
+}
+
+} // namespace
+
+// Code that runs at every forward step matters without the trigger words too: a factory
+// there (`torch.zeros(n)`) makes a CPU tensor that meets the inputs, and so does a plain tensor
+// attribute that `__init__` made. Without the triggers, only these give a value there a known
+// device: a factory, a module built on the spot, a call to a function or class of this file (its
+// summary), a global device or DataLoader, and, in a method, the attributes its class's
+// `__init__` left (registered ones follow the module; plain tensors come from the same sources).
+bool DeviceFlow::Impl::forwardMayMatter(const Scope &S) {
+  std::string_view Code = afterName(S.Node);
+  if (callsSource(Code, /*Constructors=*/true))
+    return true;
+  for (auto &[Name, V] : Globals)
+    if (containsBytes(Code, Name))
+      return true;
+  if (S.Class < 0 || M.scope(S.Parent).Kind != ScopeKind::Class)
+    return false;
+  auto [It, New] = InitMatters.try_emplace(S.Class, false);
+  if (int32_t Init = New ? initOf(S.Class) : -1; Init >= 0) {
+    // Modules built in `__init__` are registered: they follow the module, wherever it is.
+    TSNode Fn = M.scope(Init).Node;
+    It->second = mayMatter(Fn) || callsSource(afterName(Fn), /*Constructors=*/false);
+  }
+  return It->second;
+}
+
+// The scope of class \p Class's own `__init__`, or -1.
+int32_t DeviceFlow::Impl::initOf(int32_t Class) const {
+  for (size_t I = 0; I < M.scopes().size(); ++I) {
+    const Scope &S = M.scopes()[I];
+    if (S.Kind == ScopeKind::Function && S.Class == Class && S.Name == "__init__" && S.Parent >= 0 &&
+        M.scope(S.Parent).Kind == ScopeKind::Class)
+      return static_cast<int32_t>(I);
+  }
+  return -1;
+}
+
+// A function's text from its parameters on: its own `name(` is no call.
+std::string_view DeviceFlow::Impl::afterName(TSNode Function) const {
+  std::string_view Whole = Text(Function);
+  TSNode Params = field(Function, "parameters");
+  if (ts_node_is_null(Params))
+    return Whole;
+  uint32_t From = ts_node_start_byte(Params) - ts_node_start_byte(Function);
+  return From <= Whole.size() ? Whole.substr(From) : Whole;
+}
+
+// Whether \p Code calls a tensor factory, this file's own function or class, a torch function
+// imported under another name, or (with \p Constructors) a class such as `nn.Linear`: the name
+// before each `(`.
+bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
+  if (LocalNames.empty()) {
+    for (auto &[Name, Scope] : TopFunctions)
+      LocalNames.insert(Name);
+    for (const ClassInfo &C : M.classes())
+      LocalNames.insert(C.Name);
+  }
+  for (size_t Open = Code.find('('); Open != std::string_view::npos; Open = Code.find('(', Open + 1)) {
+    size_t End = Open;
+    while (End > 0 && (Code[End - 1] == ' ' || Code[End - 1] == '\t'))
+      --End;
+    size_t Begin = End;
+    while (Begin > 0 && nameByte(Code[Begin - 1]))
+      --Begin;
+    std::string_view Name = Code.substr(Begin, End - Begin);
+    if (Name.empty())
+      continue;
+    // Only a bare name calls this file's function or class (methods have no summaries).
+    bool Bare = Begin == 0 || Code[Begin - 1] != '.';
+    if (factoryWord(Name) || (Bare && LocalNames.count(Name)))
+      return true;
+    // Exceptions raised there are no modules.
+    if (Constructors && capitalized(Name) && !endsWith(Name, "Error") && !endsWith(Name, "Exception") &&
+        !endsWith(Name, "Warning"))
+      return true;
+    std::string_view Q = M.importOf(Name);
+    if (startsWith(Q, "torch.") && (factoryWord(lastComponent(Q)) || (Constructors && capitalized(lastComponent(Q)))))
+      return true;
+  }
+  return false;
+}
+
+// One pass over the file for the words without which no flow rule can report: device moves
+// and casts, devices, DataLoaders, NumPy, float64, MPS, `non_blocking`; host reads apart
+// (HostReads: they count only beside `backward` or `step`).
+void DeviceFlow::Impl::findTriggers(std::string_view Src) {
+  auto At = [&](size_t I, std::string_view W) { return Src.compare(I, W.size(), W) == 0; };
+  // The byte pairs a trigger can start with: SSE2 compares rule out sixteen positions at a
+  // time, and a 64K-bit set each position of the tail (a set of first bytes alone let through
+  // one byte in eight, each a mispredicted branch).
+  static constexpr std::string_view PairList[] = {".t", ".c", ".f", ".d", ".h", ".b", ".l", ".i",
+                                                  ".n", "de", "Da", "nu", "np", "no", "fl", "mp"};
+  static const std::array<uint64_t, 1024> Pairs = [] {
+    std::array<uint64_t, 1024> T{};
+    for (std::string_view P : PairList) {
+      unsigned K = static_cast<unsigned char>(P[0]) | (static_cast<unsigned char>(P[1]) << 8);
+      T[K >> 6] |= uint64_t(1) << (K & 63);
+    }
+    return T;
+  }();
+  const auto *Bytes = reinterpret_cast<const unsigned char *>(Src.data());
+  auto Check = [&](size_t I) {
+    bool Hit = false, HostRead = false;
+    switch (Src[I]) {
+    case '.':
+      switch (Src[I + 1]) {
+      case 't':
+        Hit = At(I + 1, "to(");
+        HostRead = At(I + 1, "tolist(");
+        break;
+      case 'c':
+        Hit = At(I + 1, "cuda(") || At(I + 1, "cpu(");
+        break;
+      case 'f':
+        Hit = At(I + 1, "float(");
+        break;
+      case 'd':
+        Hit = At(I + 1, "double(");
+        break;
+      case 'h':
+        Hit = At(I + 1, "half(");
+        break;
+      case 'b':
+        Hit = At(I + 1, "bfloat16(");
+        break;
+      case 'l':
+        Hit = At(I + 1, "long(");
+        break;
+      case 'i':
+        Hit = At(I + 1, "int(");
+        HostRead = At(I + 1, "item(");
+        break;
+      case 'n':
+        Hit = At(I + 1, "numpy(");
+        break;
+      }
+      break;
+    case 'd':
+      Hit = At(I, "device");
+      break;
+    case 'D':
+      Hit = At(I, "DataLoader");
+      break;
+    case 'n':
+      Hit = At(I, "numpy") || At(I, "np.") || At(I, "non_blocking");
+      break;
+    case 'f':
+      Hit = At(I, "float64");
+      HostRead = At(I, "float(");
+      break;
+    case 'm':
+      Hit = At(I, "mps");
+      break;
+    }
+    if (Hit)
+      Triggers.push_back(static_cast<uint32_t>(I));
+    else if (HostRead)
+      HostReads.push_back(static_cast<uint32_t>(I));
+  };
+  auto Scan = [&](size_t From, size_t To) {
+    size_t I = From, N = Src.size();
+#if defined(__SSE2__)
+    // Sixteen positions at a time: each pair's two compares, against the bytes at I and I+1.
+    for (; I + 16 <= To && I + 17 <= N; I += 16) {
+      __m128i First = _mm_loadu_si128(reinterpret_cast<const __m128i *>(Bytes + I));
+      __m128i Second = _mm_loadu_si128(reinterpret_cast<const __m128i *>(Bytes + I + 1));
+      __m128i Any = _mm_setzero_si128();
+#pragma GCC unroll 16
+      for (std::string_view P : PairList)
+        Any = _mm_or_si128(Any, _mm_and_si128(_mm_cmpeq_epi8(First, _mm_set1_epi8(P[0])),
+                                              _mm_cmpeq_epi8(Second, _mm_set1_epi8(P[1]))));
+      for (unsigned Mask = static_cast<unsigned>(_mm_movemask_epi8(Any)); Mask; Mask &= Mask - 1)
+        Check(I + static_cast<unsigned>(__builtin_ctz(Mask)));
+    }
+#endif
+    for (; I < To && I + 1 < N; ++I) { // every trigger is longer than one byte
+      unsigned K = Bytes[I] | (Bytes[I + 1] << 8);
+      if ((Pairs[K >> 6] >> (K & 63)) & 1)
+        Check(I);
+    }
+  };
+  // Only code counts: a docstring or comment that speaks of devices moves nothing.
+  size_t Code = 0;
+  for (auto [Begin, End] : M.proseRanges()) {
+    if (Begin > Code)
+      Scan(Code, Begin);
+    Code = std::max<size_t>(Code, End);
+  }
+  Scan(Code, Src.size());
+}
+
+bool DeviceFlow::Impl::mayMatter(uint32_t Begin, uint32_t End) const {
+  auto Within = [&](const std::vector<uint32_t> &Offsets) {
+    auto It = std::lower_bound(Offsets.begin(), Offsets.end(), Begin);
+    return It != Offsets.end() && *It < End;
+  };
+  if (Within(Triggers))
+    return true;
+  if (!Within(HostReads))
+    return false;
+  // A training loop is one whose body calls `backward()` or `step()` (see call()).
+  std::string_view Code = Text.source().substr(Begin, End - Begin);
+  return containsBytes(Code, "backward") || containsBytes(Code, "step");
+}
+
+} // namespace torchlint::flow

@@ -1,0 +1,400 @@
+// The statements of the device flow: assignments and the names they bind, branches joined,
+// `try` and `with`, loops iterated to a bounded fixpoint, and the access paths (`x`,
+// `self.encoder.weight`, `batch[0]`) that the state is keyed by.
+#include "flow/Interpreter.h"
+
+#include "source/Strings.h"
+
+namespace torchlint::flow {
+
+State joinStates(const State &A, const State &B) {
+  if (!A.Reachable)
+    return B;
+  if (!B.Reachable)
+    return A;
+  State J;
+  for (auto &[K, Va] : A.V) {
+    auto It = B.V.find(K);
+    if (It == B.V.end())
+      continue;
+    Value V = join(Va, It->second);
+    if (V.Kind != ValueKind::Unknown || V.Flags)
+      J.V.emplace(K, V);
+  }
+  return J;
+}
+
+bool sameState(const State &A, const State &B) {
+  if (A.Reachable != B.Reachable || A.V.size() != B.V.size())
+    return false;
+  for (auto &[K, Va] : A.V) {
+    auto It = B.V.find(K);
+    if (It == B.V.end() || !(It->second == Va))
+      return false;
+  }
+  return true;
+}
+
+void DeviceFlow::Impl::block(TSNode Block) {
+  for (TSNode S : namedChildren(Block)) {
+    if (!F->S.Reachable)
+      return;
+    statement(S);
+  }
+}
+
+void DeviceFlow::Impl::statement(TSNode S) {
+  std::string_view K = kind(S);
+  if (K == "expression_statement") {
+    for (TSNode E : namedChildren(S)) {
+      if (is(E, "assignment"))
+        assign(field(E, "left"), field(E, "right"), E);
+      else if (is(E, "augmented_assignment")) {
+        Value L = eval(field(E, "left")), R = eval(field(E, "right"));
+        std::string_view Key = pathKey(field(E, "left"));
+        if (!Key.empty())
+          set(Key, binary(E, L, R));
+      } else
+        eval(E);
+    }
+  } else if (K == "if_statement") {
+    ifStatement(S);
+  } else if (K == "for_statement") {
+    forLoop(S, false);
+  } else if (K == "while_statement") {
+    forLoop(S, true);
+  } else if (K == "try_statement") {
+    tryStatement(S);
+  } else if (K == "with_statement") {
+    withStatement(S);
+  } else if (K == "return_statement") {
+    Value R;
+    if (ts_node_named_child_count(S) > 0)
+      R = eval(ts_node_named_child(S, 0));
+    F->Returned = F->AnyReturn ? join(*F->Returned, R) : R;
+    F->AnyReturn = true;
+    F->S.Reachable = false;
+  } else if (K == "raise_statement") {
+    for (TSNode C : namedChildren(S))
+      eval(C);
+    F->S.Reachable = false;
+  } else if (K == "break_statement" || K == "continue_statement") {
+    if (!F->LoopJumps.empty())
+      F->LoopJumps.back() = joinStates(F->LoopJumps.back(), F->S);
+    F->S.Reachable = false;
+  } else if (K == "function_definition" || K == "class_definition") {
+    F->S.V.erase(Text(field(S, "name")));
+  } else if (K == "decorated_definition") {
+    TSNode D = field(S, "definition");
+    if (!ts_node_is_null(D))
+      F->S.V.erase(Text(field(D, "name")));
+  } else if (K == "delete_statement" || K == "global_statement" || K == "nonlocal_statement") {
+    // `global x` makes x shared with other functions: forget what we knew.
+    for (TSNode C : namedChildren(S))
+      for (TSNode N : is(C, "expression_list") ? namedChildren(C) : NodeList{C})
+        F->S.V.erase(Text(N));
+  } else if (K == "match_statement") {
+    F->S.V.clear(); // not modelled: nothing known afterwards
+  } else if (K == "block" || K == "module") {
+    block(S);
+  }
+  // pass, import, assert, print...: nothing that moves a tensor.
+}
+
+void DeviceFlow::Impl::ifStatement(TSNode S) {
+  eval(field(S, "condition"));
+  State Entry = F->S;
+  ++F->IfDepth;
+  block(field(S, "consequence"));
+  State Out = std::move(F->S); // every path below assigns F->S before reading it
+  bool HasElse = false;
+  for (TSNode C : namedChildren(S)) {
+    if (is(C, "elif_clause")) {
+      F->S = Entry;
+      eval(field(C, "condition"));
+      Entry = F->S;
+      block(field(C, "consequence"));
+      Out = joinStates(Out, F->S);
+    } else if (is(C, "else_clause")) {
+      F->S = Entry;
+      block(field(C, "body"));
+      Out = joinStates(Out, F->S);
+      HasElse = true;
+    }
+  }
+  if (!HasElse)
+    Out = joinStates(Out, Entry);
+  --F->IfDepth;
+  F->S = std::move(Out);
+}
+
+void DeviceFlow::Impl::tryStatement(TSNode S) {
+  State Entry = F->S;
+  block(field(S, "body"));
+  State Body = std::move(F->S); // each clause below assigns F->S first
+  State Out;
+  Out.Reachable = false;
+  State HandlerEntry = joinStates(Entry, Body);
+  bool Finally = false;
+  for (TSNode C : namedChildren(S)) {
+    if (is(C, "except_clause") || is(C, "except_group_clause")) {
+      F->S = HandlerEntry;
+      for (TSNode B : namedChildren(C))
+        if (is(B, "block"))
+          block(B);
+      Out = joinStates(Out, F->S);
+    } else if (is(C, "else_clause")) {
+      F->S = Body;
+      block(field(C, "body"));
+      Body = F->S;
+    } else if (is(C, "finally_clause")) {
+      Finally = true;
+      F->S = joinStates(Out, Body);
+      if (!F->S.Reachable)
+        F->S = HandlerEntry;
+      for (TSNode B : namedChildren(C))
+        if (is(B, "block"))
+          block(B);
+    }
+  }
+  if (!Finally)
+    F->S = joinStates(Out, Body);
+}
+
+void DeviceFlow::Impl::withStatement(TSNode S) {
+  bool Saved = F->DefaultsUnknown;
+  for (TSNode C : namedChildren(S)) {
+    if (!is(C, "with_clause"))
+      continue;
+    for (TSNode Item : namedChildren(C)) {
+      TSNode V = field(Item, "value");
+      TSNode Target{};
+      if (is(V, "as_pattern")) {
+        Target = field(V, "alias");
+        V = ts_node_named_child(V, 0);
+      }
+      Value Ctx = eval(V);
+      if (Ctx.Kind == ValueKind::Device)
+        F->DefaultsUnknown = true; // `with torch.device("cuda"):` places factories there
+      if (!ts_node_is_null(Target))
+        bindUnknown(Target);
+    }
+  }
+  block(field(S, "body"));
+  F->DefaultsUnknown = Saved;
+}
+
+void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
+  int32_t LoopId = static_cast<int32_t>(TrainingLoop.size());
+  TrainingLoop.push_back(0);
+  TSNode Target{};
+  Value Elem;
+  if (IsWhile)
+    eval(field(S, "condition"));
+  else
+    Elem = loopElement(S, Target);
+  State Entry = F->S;
+  State Head = Entry;
+  // Two levels of loops iterate to a fixpoint; deeper ones run once from a state that knows
+  // nothing (sound, as unknown is the top), so nesting never multiplies the work.
+  bool Deep = F->Loops.size() >= 2;
+  if (Deep)
+    Head.V.clear();
+  TSNode Body = field(S, "body");
+  State End;
+  End.Reachable = false;
+  F->Loops.push_back(LoopId);
+  F->LoopIfDepth.push_back(F->IfDepth);
+  for (int Iter = 0; Iter < 3; ++Iter) {
+    F->S = Head;
+    if (!ts_node_is_null(Target))
+      bindTarget(Target, Elem);
+    F->LoopJumps.emplace_back();
+    F->LoopJumps.back().Reachable = false;
+    block(Body);
+    State Jumps = std::move(F->LoopJumps.back());
+    F->LoopJumps.pop_back();
+    End = joinStates(F->S, Jumps);
+    if (Deep)
+      break;
+    State Next = joinStates(Entry, End);
+    if (sameState(Next, Head))
+      break;
+    Head = std::move(Next);
+  }
+  F->Loops.pop_back();
+  F->LoopIfDepth.pop_back();
+  F->S = joinStates(Entry, End);
+  if (!ts_node_is_null(Target) && !IsWhile)
+    bindUnknown(Target); // the last element, or none: nothing certain
+  for (TSNode C : namedChildren(S))
+    if (is(C, "else_clause"))
+      block(field(C, "body"));
+}
+
+/// The value a `for` loop binds to its target on each step: a batch for a DataLoader (also
+/// through `enumerate`, `tqdm`, `iter`), else nothing known. \p Target becomes the part of the
+/// target that receives it (the element of `for i, batch in enumerate(loader)`).
+Value DeviceFlow::Impl::loopElement(TSNode S, TSNode &Target) {
+  Value Elem;
+  TSNode Iter = field(S, "right");
+  Target = field(S, "left");
+  Value It = eval(Iter);
+  // `enumerate(loader)`, `tqdm(loader)`: the batch is the last element / the element.
+  TSNode Inner = Iter;
+  bool Enumerate = false;
+  while (is(Inner, "call")) {
+    std::string_view Fn = lastComponent(Text(field(Inner, "function")));
+    if (Fn != "enumerate" && Fn != "tqdm" && Fn != "iter" && Fn != "trange")
+      break;
+    Enumerate |= Fn == "enumerate";
+    TSNode Args = field(Inner, "arguments");
+    if (ts_node_named_child_count(Args) == 0)
+      break;
+    Inner = ts_node_named_child(Args, 0);
+    It = eval(Inner);
+  }
+  if (It.Kind == ValueKind::DataLoader) {
+    Elem.Kind = ValueKind::Batch;
+    Elem.Dev = Device::cpu();
+    Elem.DevHow = Origin::DataLoader;
+    Elem.DevAt = mark(Inner);
+    Elem.R = Rank::NonZero;
+    Elem.Loader = It.Loader;
+    Elem.Flags = It.Flags & FlagPinned;
+  }
+  if (Enumerate && (is(Target, "pattern_list") || is(Target, "tuple_pattern")) &&
+      ts_node_named_child_count(Target) == 2) {
+    bindUnknown(ts_node_named_child(Target, 0));
+    Target = ts_node_named_child(Target, 1);
+  } else if (Enumerate) {
+    Elem = Value();
+  }
+  return Elem;
+}
+
+void DeviceFlow::Impl::bindUnknown(TSNode Target) { bindTarget(Target, Value()); }
+
+void DeviceFlow::Impl::bindTarget(TSNode Target, const Value &V) {
+  std::string_view K = kind(Target);
+  if (K == "pattern_list" || K == "tuple_pattern" || K == "list_pattern" || K == "expression_list" ||
+      K == "tuple" || K == "list") {
+    // Unpacking a batch gives its tensors; anything else is not followed element-wise.
+    Value E;
+    if (V.Kind == ValueKind::Batch) {
+      E = V;
+      E.Kind = ValueKind::Tensor;
+    }
+    for (TSNode C : namedChildren(Target))
+      bindTarget(C, is(C, "list_splat_pattern") ? Value() : E);
+    return;
+  }
+  if (K == "parenthesized_expression" && ts_node_named_child_count(Target) == 1) {
+    bindTarget(ts_node_named_child(Target, 0), V);
+    return;
+  }
+  std::string_view Key = pathKey(Target);
+  if (!Key.empty())
+    set(Key, V);
+  else if (is(Target, "subscript") || is(Target, "attribute"))
+    eval(Target);
+}
+
+void DeviceFlow::Impl::assign(TSNode Left, TSNode Right, TSNode Stmt) {
+  if (ts_node_is_null(Right)) { // `x: int` annotation only
+    return;
+  }
+  if (is(Right, "assignment")) { // a = b = value
+    assign(field(Right, "left"), field(Right, "right"), Right);
+    Right = field(Right, "left");
+  }
+  bool MultiTarget = is(Left, "pattern_list") || is(Left, "tuple_pattern") || is(Left, "list_pattern");
+  if (MultiTarget && (is(Right, "expression_list") || is(Right, "tuple")) &&
+      ts_node_named_child_count(Left) == ts_node_named_child_count(Right)) {
+    std::vector<Value> Vs;
+    for (TSNode R : namedChildren(Right))
+      Vs.push_back(eval(R));
+    uint32_t I = 0;
+    for (TSNode L : namedChildren(Left))
+      bindTarget(L, Vs[I++]);
+    return;
+  }
+  Value V = eval(Right);
+  // A configured device takes the name it is stored under: `device = torch.device(...)`.
+  std::string_view Key = pathKey(Left);
+  if (V.Kind == ValueKind::Device && V.Dev.Kind == DeviceKind::Configured && V.Dev.Name.empty()) {
+    if (Key.empty()) {
+      V = Value();
+    } else {
+      V.Dev.Name = Key;
+      V.DevAt = mark(Stmt);
+      V.DevHow = Origin::Config;
+    }
+  }
+  bindTarget(Left, V);
+}
+
+std::string_view DeviceFlow::Impl::pathKey(TSNode E) const {
+  if (ts_node_is_null(E))
+    return {};
+  std::string_view K = kind(E);
+  if (K == "identifier")
+    return Text(E);
+  if (K == "attribute") {
+    // Written as a dotted name (`self.encoder.weight`): a chain of names, without reading
+    // the children (`None.x` and `True.x` are not, and are never worth a look-up).
+    std::string_view T = Text(E);
+    if (plainDottedName(T) && !(T[0] >= '0' && T[0] <= '9')) {
+      std::string_view Root = T.substr(0, T.find('.'));
+      if (Root != "None" && Root != "True" && Root != "False")
+        return T;
+    }
+    if (pathKey(field(E, "object")).empty())
+      return {};
+    return T;
+  }
+  if (K == "subscript") {
+    TSNode Sub = field(E, "subscript");
+    if (pathKey(field(E, "value")).empty() || !(is(Sub, "integer") || is(Sub, "string")))
+      return {};
+    return Text(E);
+  }
+  return {};
+}
+
+void DeviceFlow::Impl::set(std::string_view Key, const Value &V) {
+  // `x = ...` forgets `x.y` and `x[0]`; only paths that ever had such keys need the scan,
+  // which keeps a long script of plain assignments linear.
+  if (F->Parents.count(Key))
+    for (auto It = F->S.V.begin(); It != F->S.V.end();) {
+      std::string_view K = It->first;
+      if (K.size() > Key.size() && startsWith(K, Key) && (K[Key.size()] == '.' || K[Key.size()] == '['))
+        It = F->S.V.erase(It);
+      else
+        ++It;
+    }
+  for (size_t I = Key.find_first_of(".["); I != std::string_view::npos; I = Key.find_first_of(".[", I + 1))
+    F->Parents.insert(Key.substr(0, I));
+  F->Bound.insert(Key);
+  if (V.Kind == ValueKind::Unknown && !V.Flags)
+    F->S.V.erase(Key);
+  else
+    F->S.V[Key] = V;
+}
+
+Value DeviceFlow::Impl::lookup(TSNode E) {
+  std::string_view Key = pathKey(E);
+  if (Key.empty())
+    return {};
+  auto It = F->S.V.find(Key);
+  if (It != F->S.V.end())
+    return It->second;
+  if (is(E, "identifier") && F->IsFunction && !F->Bound.count(Key)) {
+    auto G = Globals.find(Key);
+    if (G != Globals.end())
+      return G->second;
+  }
+  return {};
+}
+
+} // namespace torchlint::flow

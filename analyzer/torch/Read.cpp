@@ -1,0 +1,195 @@
+// Readers of PyTorch's spellings in the tree (see Read.h).
+#include "torch/Read.h"
+
+#include "source/Strings.h"
+
+namespace torchlint::torch {
+
+namespace {
+
+bool isTorchDeviceCall(TSNode N, const SemanticModel &M) {
+  return is(N, "call") && M.refersTo(field(N, "function"), "torch.device");
+}
+
+} // namespace
+
+std::optional<DeviceExpr> readDevice(TSNode N, const SemanticModel &M) {
+  const NodeText &T = M.text();
+  DeviceExpr D;
+  if (auto S = stringLiteral(N, T)) {
+    D.Spelling = *S;
+    D.Parsed = parseDeviceString(*S);
+    D.Index = D.Parsed.Index;
+    return D;
+  }
+  auto ordinal = [](DeviceExpr &D, long I) {
+    D.Parsed.Valid = true;
+    D.Parsed.Type = "cuda";
+    D.Parsed.Index = I;
+    D.Index = I;
+  };
+  if (auto I = intLiteral(N, T)) {
+    D.How = DeviceExpr::Form::Integer;
+    ordinal(D, *I);
+    return D;
+  }
+  if (!isTorchDeviceCall(N, M))
+    return std::nullopt;
+  auto A = callArgs(N, T);
+  if (!A || A->HasSplat)
+    return std::nullopt;
+  TSNode First = A->arg("type", 0);
+  if (ts_node_is_null(First))
+    return std::nullopt;
+  D.How = DeviceExpr::Form::TorchDevice;
+  D.Raises = A->Positional.size() + A->Keywords.size() > 2;
+  TSNode Idx = A->arg("index", 1);
+  if (auto I = intLiteral(First, T)) {
+    ordinal(D, *I);
+    D.Raises |= !ts_node_is_null(Idx); // torch.device(0, 1)
+    return D;
+  }
+  auto S = stringLiteral(First, T);
+  if (!S)
+    return std::nullopt;
+  D.Spelling = *S;
+  D.Parsed = parseDeviceString(*S);
+  D.Index = D.Parsed.Index;
+  if (!ts_node_is_null(Idx) && !is(Idx, "none")) {
+    if (D.Parsed.Index)
+      D.Raises = true; // torch.device("cuda:0", 1)
+    else if (auto I = intLiteral(Idx, T))
+      D.Index = *I;
+    else
+      D.VariableIndex = true;
+  }
+  return D;
+}
+
+std::optional<DeviceExpr> spelledDevice(TSNode N, const SemanticModel &M) {
+  auto D = readDevice(N, M);
+  if (!D || !D->valid())
+    return std::nullopt;
+  return D;
+}
+
+ScalarType readDtype(TSNode N, const SemanticModel &M, DtypeSpelling In) {
+  if (ts_node_is_null(N))
+    return ScalarType::Unknown;
+  const NodeText &T = M.text();
+  if (In == DtypeSpelling::Numpy)
+    if (auto S = stringLiteral(N, T))
+      return dtypeNamed("numpy." + std::string(*S));
+  if (!is(N, "attribute") && !is(N, "identifier"))
+    return ScalarType::Unknown;
+  std::string Q = M.qualifiedName(N);
+  if (!Q.empty())
+    return dtypeNamed(Q, /*TorchOnly=*/In == DtypeSpelling::Torch);
+  // Python's own types, as both libraries read them.
+  if (is(N, "identifier")) {
+    std::string_view Name = T(N);
+    if (Name == "float")
+      return ScalarType::Float64;
+    if (Name == "int")
+      return ScalarType::Int64;
+    if (Name == "bool")
+      return ScalarType::Bool;
+  }
+  return ScalarType::Unknown;
+}
+
+ToArgs readTo(const CallArgs &A, const SemanticModel &M) {
+  ToArgs R;
+  R.Device = A.keyword("device");
+  R.Dtype = A.keyword("dtype");
+  if (A.HasSplat || A.Positional.empty())
+    return R;
+  TSNode First = A.Positional[0];
+  R.Positional = 1;
+  if (readDtype(First, M) != ScalarType::Unknown) { // to(dtype, non_blocking, copy)
+    R.Conflict = !ts_node_is_null(R.Device) || !ts_node_is_null(R.Dtype);
+    if (ts_node_is_null(R.Dtype))
+      R.Dtype = First;
+    return R;
+  }
+  if (!ts_node_is_null(R.Device)) { // the device twice
+    R.Conflict = true;
+    return R;
+  }
+  // to(device, dtype, non_blocking, copy) or to(other, non_blocking, copy).
+  R.Device = First;
+  R.DeviceMayBeTensor = !readDevice(First, M);
+  if (A.Positional.size() > 1 && ts_node_is_null(R.Dtype) && readDtype(A.Positional[1], M) != ScalarType::Unknown) {
+    R.Dtype = A.Positional[1];
+    R.Positional = 2;
+  }
+  return R;
+}
+
+LoadArgs readLoad(const CallArgs &A) {
+  LoadArgs L;
+  L.File = A.arg("f", 0);
+  L.MapLocation = A.arg("map_location", 1);
+  L.PickleModule = A.arg("pickle_module", 2);
+  L.WeightsOnly = A.keyword("weights_only");
+  return L;
+}
+
+bool constructsModule(TSNode Call, const SemanticModel &M) {
+  if (!is(Call, "call"))
+    return false;
+  TSNode Callee = field(Call, "function");
+  if (is(Callee, "identifier") && M.importOf(M.text()(Callee)).empty()) {
+    const ClassInfo *C = M.localClass(M.text()(Callee));
+    return C && C->IsModule;
+  }
+  return classify(M.qualifiedName(Callee)).Kind == Api::ModuleClass;
+}
+
+bool inMapLocation(TSNode N, const SemanticModel &M) {
+  TSNode Cur = N;
+  for (int Hops = 0; Hops < 8; ++Hops) {
+    TSNode P = ts_node_parent(Cur);
+    if (ts_node_is_null(P))
+      return false;
+    std::string_view K = kind(P);
+    if (K == "keyword_argument")
+      return ts_node_eq(field(P, "value"), Cur) && M.text()(field(P, "name")) == "map_location";
+    if (K == "argument_list") {
+      TSNode Call = ts_node_parent(P);
+      if (!is(Call, "call") || classify(M.qualifiedName(field(Call, "function"))).Kind != Api::Load)
+        return false;
+      auto A = callArgs(Call, M.text());
+      return A && A->Positional.size() > 1 && ts_node_eq(A->Positional[1], Cur);
+    }
+    // A device inside a choice, a lambda or a remapping table is still the map_location.
+    if (K != "parenthesized_expression" && K != "conditional_expression" && K != "boolean_operator" &&
+        K != "lambda" && K != "dictionary" && K != "pair")
+      return false;
+    Cur = P;
+  }
+  return false;
+}
+
+bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
+  TSNode P = ts_node_parent(Call);
+  while (is(P, "parenthesized_expression"))
+    P = ts_node_parent(P);
+  if (ts_node_is_null(P))
+    return false;
+  std::string_view K = kind(P);
+  if (K == "comparison_operator" || K == "attribute" || K == "pair")
+    return true;
+  if (K == "keyword_argument")
+    P = ts_node_parent(P);
+  if (!is(P, "argument_list"))
+    return false;
+  TSNode Outer = ts_node_parent(P);
+  if (!is(Outer, "call"))
+    return false;
+  std::string Q = M.qualifiedName(field(Outer, "function"));
+  Api Kind = classify(Q).Kind;
+  return isCudaApi(Q) && Kind != Api::SetDevice && Kind != Api::CudaDevice;
+}
+
+} // namespace torchlint::torch
