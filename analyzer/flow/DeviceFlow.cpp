@@ -25,6 +25,10 @@ Device deviceOf(const torch::DeviceString &D) {
 Device parseDevice(std::string_view S) { return deviceOf(torch::parseDeviceString(S)); }
 
 DeviceFlow::DeviceFlow(TSNode Root, const SemanticModel &Model) : P(std::make_unique<Impl>(Root, Model)) { P->run(); }
+DeviceFlow::DeviceFlow(const FileContext &File) : P(std::make_unique<Impl>(File.root(), File.model())) {
+  if (File.model().importsTorch() && !ts_node_is_null(File.root()))
+    P->run();
+}
 DeviceFlow::~DeviceFlow() = default;
 
 const Value *DeviceFlow::valueOf(TSNode Expr) const {

@@ -7,6 +7,7 @@
 
 #include "diag/Diagnostic.h"
 #include "flow/Value.h"
+#include "semantic/FileContext.h"
 #include "semantic/SemanticModel.h"
 
 #include <memory>
@@ -20,6 +21,9 @@ class DeviceFlow {
 public:
   /// Analyses the file rooted at \p Root. \p Model must outlive the flow.
   DeviceFlow(TSNode Root, const SemanticModel &Model);
+  /// The flow as an analysis of the lint run (`Ctx.analysis<flow::DeviceFlow>()`): a file
+  /// that imports neither `torch` nor `torch.nn` is not interpreted, and nothing has a value.
+  explicit DeviceFlow(const FileContext &File);
   ~DeviceFlow();
 
   /// The value of an expression the flow evaluated (joined over every path that reaches

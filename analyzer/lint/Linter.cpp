@@ -70,8 +70,8 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   TSNode Root = ts_tree_root_node(Tree);
   WalkResult W = walkFile(Root, Model, Wanted);
 
-  RuleContext Ctx(File, Model, S, Out);
-  Ctx.setRoot(Root);
+  FileContext Analyses(File, Model, Root);
+  RuleContext Ctx(Analyses, S, Out);
   std::vector<char> On(Reg.rules().size());
   for (size_t I = 0; I < On.size(); ++I)
     On[I] = S.enabled(Reg.rules()[I]->info().Code);

@@ -1,7 +1,6 @@
 // Registry look-ups and the rule context's reporting.
 #include "lint/Rule.h"
 
-#include "flow/DeviceFlow.h"
 #include "source/Strings.h"
 
 #include <algorithm>
@@ -75,24 +74,6 @@ const CallFacts *RuleContext::call(TSNode Call) {
   return Cached ? &*Cached : nullptr;
 }
 
-TSNode CallFacts::receiver(std::string_view Name) const {
-  std::string_view C = CalleeText;
-  // An attribute ends with its name, a whole identifier: most calls are ruled out by their
-  // text alone (`x.to` passes, `x.proto` and `goto` do not).
-  if (C.size() <= Name.size() || C.substr(C.size() - Name.size()) != Name)
-    return TSNode{};
-  char Before = C[C.size() - Name.size() - 1];
-  if (nameByte(Before))
-    return TSNode{};
-  auto P = attributeParts(Callee, Model->text());
-  if (!P || P->Name != Name)
-    return TSNode{};
-  std::string Q = Model->qualifiedName(P->Object);
-  if (Q == "torch" || startsWith(Q, "torch."))
-    return TSNode{};
-  return P->Object;
-}
-
 TSNode RuleContext::callee(TSNode Call) {
   // call() is null only for a generator argument.
   const CallFacts *F = call(Call);
@@ -105,16 +86,6 @@ const std::optional<AttributeParts> &RuleContext::calleeAttribute(TSNode Call) {
     CachedParts = attributeParts(callee(Call), Model.text());
   }
   return CachedParts;
-}
-
-const flow::DeviceFlow *RuleContext::flow() {
-  if (!FlowDone) {
-    FlowDone = true;
-    bool Torch = !Model.localNameFor("torch").empty() || !Model.localNameFor("torch.nn").empty();
-    if (Torch && !ts_node_is_null(Root))
-      Flow = std::make_shared<flow::DeviceFlow>(Root, Model);
-  }
-  return Flow.get();
 }
 
 } // namespace torchlint

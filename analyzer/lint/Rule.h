@@ -6,7 +6,8 @@
 #include "parse/Tree.h"
 #include "semantic/SemanticModel.h"
 #include "source/SourceFile.h"
-#include "torch/Api.h"
+#include "semantic/FileContext.h"
+#include "torch/Call.h"
 
 #include <memory>
 #include <optional>
@@ -14,10 +15,6 @@
 #include <vector>
 
 namespace torchlint {
-
-namespace flow {
-class DeviceFlow;
-}
 
 enum class FixSafety : uint8_t { None, Unsafe, Safe };
 std::string_view fixSafetyName(FixSafety F);
@@ -85,58 +82,15 @@ private:
   std::vector<std::unique_ptr<Rule>> Rules;
 };
 
-/// What rules ask of a call, computed once per call node however many rules ask. The
-/// arguments are read on first use: most calls are ruled out by their callee alone.
-class CallFacts {
-public:
-  CallFacts(CallArgs Parts, std::string Qualified, const SemanticModel &Model)
-      : Callee(Parts.Callee), CalleeText(Model.text()(Parts.Callee)), Qualified(std::move(Qualified)),
-        Parts(std::move(Parts)), Model(&Model) {}
-  TSNode Callee;               // the `function` field
-  std::string_view CalleeText; // its text
-  std::string Qualified; // the callee's qualified name, or empty
-  /// What the PyTorch table says of the callee.
-  const torch::ApiFacts &api() const {
-    if (!Classified) {
-      Api = torch::classify(Qualified);
-      Classified = true;
-    }
-    return Api;
-  }
-  const CallArgs &args() const {
-    if (!Read) {
-      readArguments(Parts, Model->text());
-      Read = true;
-    }
-    return Parts;
-  }
-  /// The argument passed as keyword \p Name, or null. Without reading the arguments when
-  /// their text does not hold the name: most calls pass no `device=`.
-  TSNode keyword(std::string_view Name) const {
-    if (!Read && Model->text()(Parts.ArgList).find(Name) == std::string_view::npos)
-      return TSNode{};
-    return args().keyword(Name);
-  }
-  /// `obj.NAME(...)` called as a method: the callee is an attribute named \p Name whose object
-  /// is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function). Returns
-  /// the callee's object, or a null node.
-  TSNode receiver(std::string_view Name) const;
-
-private:
-  mutable CallArgs Parts;
-  mutable bool Read = false;
-  mutable bool Classified = false;
-  mutable torch::ApiFacts Api;
-  const SemanticModel *Model;
-};
-
 class RuleContext {
 public:
-  RuleContext(const SourceFile &File, const SemanticModel &Model, const LintSettings &Settings,
-              std::vector<Diagnostic> &Out)
-      : File(File), Model(Model), Settings(Settings), Out(Out) {}
+  RuleContext(const FileContext &File, const LintSettings &Settings, std::vector<Diagnostic> &Out)
+      : File(File), Model(File.model()), Settings(Settings), Out(Out) {}
 
-  const SourceFile &source() const { return File; }
+  /// The file, and the analyses of it computed on demand (`analysis<flow::DeviceFlow>()`).
+  const FileContext &file() const { return File; }
+  template <class T> const T &analysis() const { return File.get<T>(); }
+  const SourceFile &source() const { return File.source(); }
   const SemanticModel &model() const { return Model; }
   const NodeText &text() const { return Model.text(); }
   const LintSettings &settings() const { return Settings; }
@@ -164,13 +118,8 @@ public:
   TSNode callee(TSNode Call);
   const std::optional<AttributeParts> &calleeAttribute(TSNode Call);
 
-  /// The device flow of this file, computed on first use and only for files that import
-  /// torch; null otherwise.
-  const flow::DeviceFlow *flow();
-  void setRoot(TSNode R) { Root = R; }
-
 private:
-  const SourceFile &File;
+  const FileContext &File;
   const SemanticModel &Model;
   const LintSettings &Settings;
   std::vector<Diagnostic> &Out;
@@ -181,9 +130,6 @@ private:
   std::optional<CallFacts> Cached;
   TSNode CachedCallee{}; // the call whose callee attribute is memoised
   std::optional<AttributeParts> CachedParts;
-  TSNode Root{};
-  std::shared_ptr<flow::DeviceFlow> Flow;
-  bool FlowDone = false;
 };
 
 } // namespace torchlint

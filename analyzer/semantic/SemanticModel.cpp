@@ -1,10 +1,13 @@
 // Name resolution, class kinds and function roles for one file.
 #include "semantic/SemanticModel.h"
 
+#include "semantic/FileContext.h"
+
 #include "source/Strings.h"
 #include "torch/Api.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace torchlint {
 
@@ -158,6 +161,49 @@ int32_t SemanticModel::addScope(Scope S) {
   return static_cast<int32_t>(Scopes.size() - 1);
 }
 
+const ScopeBindings &SemanticModel::bindings(int32_t Id) const {
+  static const ScopeBindings None;
+  if (Id < 0 || Id >= static_cast<int32_t>(Scopes.size()))
+    return None;
+  const Scope &S = Scopes[Id];
+  if (S.Kind == ScopeKind::Class)
+    return None;
+  if (Bound.size() < Scopes.size())
+    Bound.resize(Scopes.size());
+  if (!Bound[Id])
+    Bound[Id] = std::make_unique<ScopeBindings>(ScopeBindings::read(S.Node, Text));
+  return *Bound[Id];
+}
+
+std::optional<std::pair<int32_t, const ScopeBindings *>> SemanticModel::bindingScope(std::string_view Name,
+                                                                                      int32_t From) const {
+  if (From < 0 || From >= static_cast<int32_t>(Scopes.size()) || Scopes[From].Kind == ScopeKind::Class)
+    return std::nullopt; // class bodies resolve names in their own way
+  for (int32_t Id = enclosingFunction(From);; Id = enclosingFunction(Scopes[Id].Parent)) {
+    if (Id < 0 || Scopes[Id].Parent < 0)
+      Id = 0;
+    const ScopeBindings &B = bindings(Id);
+    if (B.TooLarge)
+      return std::nullopt;
+    if (Id == 0 || !B.of(Name).empty())
+      return std::make_pair(Id, &B);
+  }
+}
+
+bool SemanticModel::conditionalImport(std::string_view Local) const {
+  int Count = 0;
+  for (auto &[Name, Statement] : ImportSites) {
+    if (Name != Local)
+      continue;
+    if (++Count > 1)
+      return true;
+    for (TSNode P = ts_node_parent(Statement); !ts_node_is_null(P); P = ts_node_parent(P))
+      if (is(P, "try_statement") || is(P, "if_statement"))
+        return true;
+  }
+  return false;
+}
+
 void SemanticModel::addImport(std::string_view Local, std::string Qualified) {
   Imports[Local] = std::move(Qualified);
   MemoId = nullptr; // an answer may have changed
@@ -271,6 +317,11 @@ void SemanticModel::finish() {
       if (P.Kind == ScopeKind::Function || P.Kind == ScopeKind::Lambda)
         S.Roles |= P.Roles;
     }
+}
+
+size_t detail::nextAnalysisIndex() {
+  static std::atomic<size_t> Next{0};
+  return Next++;
 }
 
 } // namespace torchlint

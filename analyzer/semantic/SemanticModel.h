@@ -6,8 +6,10 @@
 #pragma once
 
 #include "parse/Tree.h"
+#include "semantic/Bindings.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -26,7 +28,7 @@ enum FunctionRole : uint8_t {
 
 struct Scope {
   ScopeKind Kind;
-  TSNode Node;           // class_definition, function_definition, lambda; null for the module
+  TSNode Node;           // module, class_definition, function_definition, lambda
   int32_t Parent = -1;   // enclosing scope
   int32_t Class = -1;    // for a class: its index in classes(); for a method: its class
   std::string_view Name; // class or function name
@@ -116,11 +118,23 @@ public:
   /// Whether the file's text holds \p Word anywhere, remembered per word: a rule that needs
   /// a file-wide call (`init_process_group`) rules out every call of the other files at once.
   bool textHas(std::string_view Word) const;
+  /// What scope \p Id binds (a function's or lambda's parameters and statements, or the
+  /// module's), read on first use; empty for class scopes.
+  const ScopeBindings &bindings(int32_t Id) const;
+  /// The function or module scope whose bindings define the plain name \p Name as seen from
+  /// scope \p From (the innermost enclosing function that binds it, else the module), with
+  /// those bindings; nullopt in a class body, or when a scope on the way is too large to read.
+  std::optional<std::pair<int32_t, const ScopeBindings *>> bindingScope(std::string_view Name, int32_t From) const;
+  /// Whether \p Local is bound by an import that runs only sometimes (inside `try` or `if`),
+  /// or by more than one import: a compatibility shim.
+  bool conditionalImport(std::string_view Local) const;
 
   // Building (used by the walker).
   int32_t addScope(Scope S);
   void addImport(std::string_view Local, std::string Qualified);
   void addRelativeImport(std::string Module) { Relative.push_back(std::move(Module)); }
+  /// An import statement binds \p Local (relative imports too).
+  void noteImportSite(std::string_view Local, TSNode Statement) { ImportSites.emplace_back(Local, Statement); }
   int32_t addClass(ClassInfo C);
   void setClassScope(int32_t Class, int32_t ScopeId) { Classes[Class].Scope = ScopeId; }
   void noteSelfCall(int32_t FromScope, std::string_view Method);
@@ -147,6 +161,8 @@ private:
   std::vector<std::pair<int32_t, std::string_view>> SelfCalls; // (function scope, method name)
   std::vector<std::pair<int32_t, TSNode>> WorkerCallbacks;     // values of collate_fn= etc.
   std::vector<std::pair<uint32_t, uint32_t>> Prose;
+  std::vector<std::pair<std::string_view, TSNode>> ImportSites;
+  mutable std::vector<std::unique_ptr<ScopeBindings>> Bound; // by scope, read on first use
 };
 
 } // namespace torchlint

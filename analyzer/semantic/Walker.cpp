@@ -159,7 +159,7 @@ public:
   void run(TSNode Root) {
     Stack.reserve(64);
     AnyError = ts_node_has_error(Root);
-    M.addScope(Scope{ScopeKind::Module, TSNode{}, -1, -1, {}, RoleNone});
+    M.addScope(Scope{ScopeKind::Module, Root, -1, -1, {}, RoleNone});
     TSTreeCursor C = ts_tree_cursor_new(Root);
     Stack.push_back(enter(ts_tree_cursor_current_node(&C), nullptr, nullptr));
     while (true) {
@@ -431,13 +431,14 @@ private:
   void addImports(TSNode N, bool From) {
     std::string Base;
     TSNode Mod{};
+    bool Relative = false; // the user's own modules: nothing we resolve
     if (From) {
       Mod = field(N, "module_name");
-      if (is(Mod, "relative_import")) {
+      Relative = is(Mod, "relative_import");
+      if (Relative)
         M.addRelativeImport(std::string(Text(Mod)));
-        return; // the user's own modules: nothing we resolve
-      }
-      Base = std::string(Text(Mod));
+      else
+        Base = std::string(Text(Mod));
     }
     for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
       TSNode C = ts_node_named_child(N, I);
@@ -451,16 +452,15 @@ private:
         continue;
       }
       std::string_view Dotted = Text(Name);
-      if (From) {
-        std::string Q = Base + "." + std::string(Dotted);
-        M.addImport(ts_node_is_null(Alias) ? Dotted : Text(Alias), std::move(Q));
-      } else if (!ts_node_is_null(Alias)) {
-        M.addImport(Text(Alias), std::string(Dotted));
-      } else {
-        // `import torch.nn` binds `torch`.
-        std::string_view Root = Dotted.substr(0, Dotted.find('.'));
-        M.addImport(Root, std::string(Root));
-      }
+      // `import torch.nn` binds `torch`.
+      std::string_view Local = !ts_node_is_null(Alias) ? Text(Alias) : From ? Dotted : Dotted.substr(0, Dotted.find('.'));
+      M.noteImportSite(Local, N);
+      if (Relative)
+        continue;
+      if (From)
+        M.addImport(Local, Base + "." + std::string(Dotted));
+      else
+        M.addImport(Local, std::string(ts_node_is_null(Alias) ? Local : Dotted));
     }
   }
 

@@ -1,7 +1,8 @@
 // TL701 deprecated-cuda-amp: `torch.cuda.amp.autocast/GradScaler/custom_fwd/custom_bwd`,
 // deprecated since PyTorch 2.4 in favour of `torch.amp.*` with a device type.
-#include "common/Checkpoint.h"
 #include "diag/Edits.h"
+#include "lint/Rule.h"
+#include "semantic/Branches.h"
 #include "source/Strings.h"
 #include "torch/Api.h"
 
@@ -253,18 +254,11 @@ std::optional<Fix> computeImportFix(TSNode Root, const NodeText &T) {
   return Fix{"import from `torch.amp` and pass the device type", Applicability::Safe, std::move(Edits)};
 }
 
-std::optional<Fix> importFix(TSNode Call, RuleContext &Ctx) {
-  struct Cached {
-    std::string Text;
-    std::optional<Fix> F;
-  };
-  thread_local std::optional<Cached> Last;
-  std::string_view Text = Ctx.source().text();
-  if (!Last || Last->Text != Text) {
-    Last = Cached{std::string(Text), computeImportFix(ts_tree_root_node(Call.tree), Ctx.text())};
-  }
-  return Last->F;
-}
+/// The import fix as an analysis of the file: every finding of an imported name carries it.
+struct ImportFix {
+  explicit ImportFix(const FileContext &File) : F(computeImportFix(File.root(), File.text())) {}
+  std::optional<Fix> F;
+};
 
 class DeprecatedCudaAmp final : public Rule {
 public:
@@ -313,15 +307,15 @@ public:
     if (ts_node_is_null(Root))
       return;
     std::string_view RootImport = M.importOf(T(Root));
-    if (RootImport != "torch" && conditionalImport(N.Node, T(Root), T))
+    if (RootImport != "torch" && M.conditionalImport(T(Root)))
       return;
 
     Diagnostic &D = Ctx.report(Callee, "`torch.cuda.amp." + std::string(apiName(A)) +
                                            "` is deprecated since PyTorch 2.4; use " + replacement(A));
     if (is(Callee, "identifier")) {
       // An imported name: the import changes, and with it every use of the names it binds.
-      if (auto F = importFix(N.Node, Ctx))
-        D.Fix = std::move(*F);
+      if (const auto &F = Ctx.analysis<ImportFix>().F)
+        D.Fix = *F;
       return;
     }
     if (RootImport != "torch")

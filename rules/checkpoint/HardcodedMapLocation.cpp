@@ -1,5 +1,6 @@
 // TL302 hardcoded-map-location: a checkpoint loaded onto a literal CUDA device.
-#include "common/Checkpoint.h"
+#include "lint/Rule.h"
+#include "semantic/Branches.h"
 #include "torch/Read.h"
 
 namespace torchlint::rules {

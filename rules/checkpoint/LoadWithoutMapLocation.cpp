@@ -1,6 +1,8 @@
 // TL301 load-without-map-location: `torch.load(...)` that restores tensors to whatever device
 // they were saved from.
-#include "common/Checkpoint.h"
+#include "lint/Rule.h"
+#include "semantic/Branches.h"
+#include "torch/Names.h"
 #include "diag/Edits.h"
 #include "torch/Read.h"
 
@@ -79,7 +81,7 @@ public:
       return;
     if (inCpuBranch(N.Node, Ctx.text()))
       return; // the other branch handles the CPU-only case
-    if (inProcessFile(L.File, N.Scope, Ctx.model()))
+    if (torch::inProcessFile(L.File, N.Scope, Ctx.model()))
       return; // a round trip: the devices it was saved from are this machine's
     Diagnostic &D = Ctx.report(A.Callee, "`torch.load` without `map_location` restores tensors to the device "
                                          "they were saved from, which fails on a machine without CUDA");

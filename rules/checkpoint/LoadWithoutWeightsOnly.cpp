@@ -1,5 +1,6 @@
 // TL304 load-without-weights-only: `torch.load` that may unpickle arbitrary objects.
-#include "common/Checkpoint.h"
+#include "lint/Rule.h"
+#include "torch/Names.h"
 #include "diag/Edits.h"
 #include "torch/Read.h"
 
@@ -86,7 +87,7 @@ public:
         Ctx.report(L.WeightsOnly, "`weights_only=False` lets `torch.load` run arbitrary code stored in the file");
       return;
     }
-    if (A.HasSplat || inProcessFile(L.File, N.Scope, Ctx.model()))
+    if (A.HasSplat || torch::inProcessFile(L.File, N.Scope, Ctx.model()))
       return; // may pass weights_only; or reads back bytes this program just wrote
     bool Pickle = !ts_node_is_null(L.PickleModule);
     if (!Pickle && S.TargetTorch && *S.TargetTorch >= TorchVersion{2, 6})

@@ -1,13 +1,14 @@
 // TL303 optimizer-state-device: `optimizer.load_state_dict(...)` followed, in the same
 // function, by a move of the model the optimizer was built over (or by replacing its
 // parameters): the loaded state stays where the parameters were at load time.
-#include "common/Checkpoint.h"
+#include "lint/Rule.h"
 #include "diag/Edits.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace torchlint::rules {
@@ -359,25 +360,18 @@ bool sameBranch(const Event &A, const Event &B) {
   return true;
 }
 
-/// The events of the function around a load, read once per function and thread.
-const std::vector<Event> &eventsOf(TSNode Owner, const SemanticModel &M) {
-  struct Memo {
-    std::string Text;
-    Span Where;
-    bool Valid = false;
-    std::vector<Event> Events;
-  };
-  thread_local Memo Cache;
-  std::string_view Text = M.text()(Owner);
-  Span W = spanOf(Owner);
-  if (!Cache.Valid || !(Cache.Where == W) || Cache.Text != Text) {
-    Cache.Text.assign(Text.data(), Text.size());
-    Cache.Where = W;
-    Cache.Events = scanFunction(Owner, M);
-    Cache.Valid = true;
+/// The events of each function that loads an optimizer's state, read once per function.
+struct FunctionEvents {
+  explicit FunctionEvents(const FileContext &File) : M(File.model()) {}
+  const std::vector<Event> &of(TSNode Owner) const {
+    auto [It, New] = ByOwner.try_emplace(ts_node_start_byte(Owner) * 2 + is(Owner, "module"));
+    if (New)
+      It->second = scanFunction(Owner, M);
+    return It->second;
   }
-  return Cache.Events;
-}
+  const SemanticModel &M;
+  mutable std::unordered_map<uint64_t, std::vector<Event>> ByOwner;
+};
 
 class OptimizerStateDevice final : public Rule {
 public:
@@ -402,7 +396,7 @@ public:
       Owner = M.scope(F).Node;
     else
       return; // a lambda
-    const std::vector<Event> &Events = eventsOf(Owner, M);
+    const std::vector<Event> &Events = Ctx.analysis<FunctionEvents>().of(Owner);
     std::string Opt(T(P->Object));
     uint32_t LoadAt = ts_node_start_byte(N.Node);
     size_t LoadIdx = Events.size();

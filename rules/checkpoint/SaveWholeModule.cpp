@@ -1,6 +1,7 @@
 // TL306 save-whole-module: `torch.save(model, ...)` of a module object instead of its
 // `state_dict()`.
-#include "common/Checkpoint.h"
+#include "lint/Rule.h"
+#include "torch/Names.h"
 
 namespace torchlint::rules {
 
@@ -67,7 +68,7 @@ public:
         return;
       Obj = A.Positional[0];
     }
-    if (!holdsModule(Obj, N.Scope, M))
+    if (!torch::holdsModule(Obj, N.Scope, M))
       return;
     std::string Instead = is(Obj, "identifier") ? "`" + std::string(Ctx.text()(Obj)) + ".state_dict()`"
                                                 : std::string("its `state_dict()`");

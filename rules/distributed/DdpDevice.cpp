@@ -1,6 +1,7 @@
 // TL402 ddp-device: in a one-process-per-GPU program, a placement that puts every rank on
 // GPU 0, or `DistributedDataParallel(..., device_ids=[0])` with a literal index.
-#include "common/Distributed.h"
+#include "lint/Rule.h"
+#include "torch/ProcessGroup.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
 
@@ -90,7 +91,7 @@ public:
       checkDeviceIds(N, *Facts, Ctx);
       return;
     }
-    auto P = ddpDefaultGpuPlacement(N, *Facts, M);
+    auto P = Ctx.analysis<torch::ProcessGroup>().defaultGpuPlacement(N, *Facts);
     if (!P)
       return;
     std::string Msg =
@@ -114,7 +115,7 @@ private:
     if (ts_node_is_null(Ids) && !A.HasSplat && A.Positional.size() > 1)
       Ids = A.Positional[1];
     TSNode Lit = literalDeviceId(Ids, Ctx.model());
-    if (ts_node_is_null(Lit) || restrictsVisibleDevices(N.Node, Ctx.model()))
+    if (ts_node_is_null(Lit) || Ctx.analysis<torch::ProcessGroup>().restrictsVisibleDevices())
       return;
     Ctx.report(Lit, "`device_ids` with a literal index: every rank's replica is pinned to that GPU; pass the "
                     "process's own device (`device_ids=[local_rank]`)");

@@ -54,9 +54,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts || !Facts->Qualified.empty())
       return;
-    const flow::DeviceFlow *F = Ctx.flow();
-    if (!F)
-      return;
+    const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const flow::Value *Mod = F->valueOf(Facts->Callee);
     if (!Mod || Mod->Kind != flow::ValueKind::Module || Mod->Type != flow::DType::Float32 ||
         Mod->has(flow::FlagParamless) || Facts->args().HasSplat)

@@ -58,9 +58,7 @@ public:
       Recv = Facts->receiver("cuda");
     if (ts_node_is_null(Recv))
       return;
-    const flow::DeviceFlow *F = Ctx.flow();
-    if (!F)
-      return;
+    const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const flow::Value *V = F->valueOf(Recv);
     if (!V || (!V->isTensor() && V->Kind != flow::ValueKind::Batch) || !V->Loader ||
         V->has(flow::FlagPinned) || V->Dev.Kind != flow::DeviceKind::Cpu || V->DevHow != flow::Origin::DataLoader)

@@ -80,8 +80,8 @@ public:
     }
     if (ts_node_is_null(Tensor))
       return;
-    const flow::DeviceFlow *F = Ctx.flow();
-    if (!F || !F->inTrainingLoop(N.Node))
+    const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
+    if (!F->inTrainingLoop(N.Node))
       return;
     const flow::Value *V = F->valueOf(Tensor);
     if (!V || !V->isTensor() || !V->Dev.known() || V->Dev.Kind == flow::DeviceKind::Cpu ||

@@ -63,9 +63,7 @@ public:
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (N.Flags & FlagCudaGuarded)
       return;
-    const flow::DeviceFlow *F = Ctx.flow();
-    if (!F)
-      return;
+    const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const NodeText &Text = Ctx.text();
     bool InForward = Ctx.model().inRole(N.Scope, RoleForward);
     if (is(N, "binary_operator")) {

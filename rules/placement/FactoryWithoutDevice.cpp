@@ -66,9 +66,7 @@ public:
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (!Ctx.model().inRole(N.Scope, RoleForward))
       return;
-    const flow::DeviceFlow *F = Ctx.flow();
-    if (!F)
-      return;
+    const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const NodeText &Text = Ctx.text();
     NodeList Operands;
     if (is(N, "binary_operator")) {

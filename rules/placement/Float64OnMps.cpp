@@ -42,9 +42,7 @@ public:
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    const flow::DeviceFlow *F = Ctx.flow();
-    if (!F)
-      return;
+    const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const flow::Value *V = F->valueOf(N.Node);
     if (!V || V->Dev.Kind != flow::DeviceKind::Mps || V->Type != flow::DType::Float64 ||
         (!V->isTensor() && V->Kind != flow::ValueKind::Module))

@@ -1,6 +1,7 @@
 // TL105 hardcoded-cuda: `.cuda()`, `.to("cuda")`, `device="cuda"` or `torch.device("cuda")`
 // written where a configured device belongs.
-#include "common/Distributed.h"
+#include "lint/Rule.h"
+#include "torch/ProcessGroup.h"
 #include "diag/Edits.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
@@ -83,7 +84,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    if (ddpDefaultGpuPlacement(N, *Facts, M))
+    if (Ctx.analysis<torch::ProcessGroup>().defaultGpuPlacement(N, *Facts))
       return; // TL402 speaks: every rank lands on GPU 0
 
     const std::string &Q = Facts->Qualified;

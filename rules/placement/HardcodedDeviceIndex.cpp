@@ -1,6 +1,7 @@
 // TL106 hardcoded-device-index: a literal GPU index (`"cuda:1"`, `.cuda(0)`, `set_device(1)`)
 // outside the one place that chooses the device.
-#include "common/Distributed.h"
+#include "lint/Rule.h"
+#include "torch/ProcessGroup.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
 
@@ -78,7 +79,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    if (ddpDefaultGpuPlacement(N, *Facts, M))
+    if (Ctx.analysis<torch::ProcessGroup>().defaultGpuPlacement(N, *Facts))
       return; // TL402 speaks: every rank lands on GPU 0
 
     const std::string &Q = Facts->Qualified;

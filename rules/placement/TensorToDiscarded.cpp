@@ -138,8 +138,8 @@ public:
       // CUDA: nobody meant to keep it.
       if (!is(Receiver, "identifier") && !is(Receiver, "attribute") && !is(Receiver, "subscript"))
         return;
-      if (!F && !(F = Ctx.flow()))
-        return;
+      if (!F)
+        F = &Ctx.analysis<flow::DeviceFlow>();
       const flow::Value *V = F->valueOf(Receiver);
       if (!V || !V->isTensor())
         return;

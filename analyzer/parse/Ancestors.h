@@ -8,10 +8,10 @@
 #include <optional>
 #include <vector>
 
-namespace torchlint::rules {
+namespace torchlint {
 
 /// The ancestors of \p N, outermost (the root) first; nullopt beyond \p Limit levels, or
 /// when \p N is not in its tree. Callers stay silent then.
 std::optional<std::vector<TSNode>> ancestors(TSNode N, size_t Limit);
 
-} // namespace torchlint::rules
+} // namespace torchlint

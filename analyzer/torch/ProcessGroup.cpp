@@ -1,44 +1,19 @@
-// One-process-per-GPU facts for TL402, TL105 and TL106. The file-wide facts (the process
-// group, the `set_device` calls) are found by searching the source text for their names and
-// checking the few nodes there, once per file and thread; placements are checked only when
-// a call already looks like one.
-#include "common/Distributed.h"
-
-#include "common/Ancestors.h"
+// The process-group facts (see ProcessGroup.h). The file-wide ones (the process group, the
+// `set_device` calls) are found by searching the source text for their names and checking
+// the few nodes there, once per file and only when a call looks like a placement.
+#include "torch/ProcessGroup.h"
 
 #include "diag/Edits.h"
+#include "parse/Ancestors.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
 
 #include <string>
-#include <vector>
 
-namespace torchlint::rules {
+namespace torchlint::torch {
 
 namespace {
 
-/// Byte ranges, not nodes: the memo outlives the tree it was read from.
-struct Span {
-  uint32_t Begin = 0, End = 0;
-  bool contains(uint32_t Offset) const { return Begin <= Offset && Offset < End; }
-  bool operator==(const Span &O) const { return Begin == O.Begin && End == O.End; }
-};
-
-Span spanOf(TSNode N) { return {ts_node_start_byte(N), ts_node_end_byte(N)}; }
-
-struct SetDeviceCall {
-  Span Call;
-  Span Function; // the innermost function around it, or the module
-};
-
-struct FileFacts {
-  bool Init = false;
-  Span InitCall;
-  bool VisibleDevices = false;
-  std::vector<SetDeviceCall> SetDevices;
-};
-
-TSNode rootOf(TSNode N) { return ts_tree_root_node(N.tree); }
 
 /// The ancestors of \p N, innermost first; empty beyond 256 levels.
 std::vector<TSNode> ancestorsInnermostFirst(TSNode N) {
@@ -70,73 +45,6 @@ TSNode callAtName(TSNode Root, uint32_t B, uint32_t E) {
   return P;
 }
 
-FileFacts scanFile(TSNode Root, const SemanticModel &M) {
-  FileFacts F;
-  const NodeText &T = M.text();
-  std::string_view Text = T(Root);
-  uint32_t Base = ts_node_start_byte(Root);
-  auto each = [&](std::string_view Needle, auto &&Fn) {
-    for (size_t I = Text.find(Needle); I != std::string_view::npos; I = Text.find(Needle, I + 1)) {
-      uint32_t B = Base + static_cast<uint32_t>(I);
-      Fn(B, B + static_cast<uint32_t>(Needle.size()));
-    }
-  };
-  each("init_process_group", [&](uint32_t B, uint32_t E) {
-    if (F.Init)
-      return;
-    TSNode Call = callAtName(Root, B, E);
-    if (ts_node_is_null(Call))
-      return;
-    if (torch::classify(M.qualifiedName(field(Call, "function"))).Kind == torch::Api::InitProcessGroup) {
-      F.Init = true;
-      F.InitCall = spanOf(Call);
-    }
-  });
-  F.VisibleDevices = Text.find("CUDA_VISIBLE_DEVICES") != std::string_view::npos;
-  if (!F.Init)
-    return F;
-  auto addSetDevice = [&](TSNode Call) {
-    std::vector<TSNode> Up = ancestorsInnermostFirst(Call);
-    if (Up.empty())
-      return;
-    F.SetDevices.push_back({spanOf(Call), spanOf(innermostFunction(Up, Root))});
-  };
-  each("set_device", [&](uint32_t B, uint32_t E) {
-    TSNode Call = callAtName(Root, B, E);
-    if (!ts_node_is_null(Call) && torch::classify(M.qualifiedName(field(Call, "function"))).Kind == torch::Api::SetDevice)
-      addSetDevice(Call);
-  });
-  // `with torch.cuda.device(rank):` chooses the device for its body as `set_device` does.
-  each("cuda.device", [&](uint32_t B, uint32_t E) {
-    TSNode Call = callAtName(Root, B + 5, E);
-    if (!ts_node_is_null(Call) && torch::classify(M.qualifiedName(field(Call, "function"))).Kind == torch::Api::CudaDevice)
-      addSetDevice(Call);
-  });
-  return F;
-}
-
-/// The facts of the file being linted, per thread; valid for the exact text they were
-/// computed from, which every look-up compares.
-const FileFacts &factsFor(TSNode AnyNode, const SemanticModel &M) {
-  struct Memo {
-    std::string Text;
-    uint32_t RootStart = 0;
-    bool Valid = false;
-    FileFacts Facts;
-  };
-  thread_local Memo Cache;
-  TSNode Root = rootOf(AnyNode);
-  std::string_view Text = M.text()(Root);
-  uint32_t Start = ts_node_start_byte(Root);
-  if (!Cache.Valid || Cache.RootStart != Start || Cache.Text.size() != Text.size() || Cache.Text != Text) {
-    Cache.Text.assign(Text.data(), Text.size());
-    Cache.RootStart = Start;
-    Cache.Facts = scanFile(Root, M);
-    Cache.Valid = true;
-  }
-  return Cache.Facts;
-}
-
 /// A condition that tells ranks or modes apart (`if rank == 0:`, `if args.distributed:`,
 /// `if is_main_process():`): code under it may run in one process only, or without DDP.
 bool rankCondition(std::string_view C) {
@@ -157,20 +65,6 @@ bool underRankCondition(const std::vector<TSNode> &Up, const NodeText &T) {
       return true;
     if (is(A, "function_definition") || is(A, "lambda"))
       break;
-  }
-  return false;
-}
-
-/// Whether the placement at \p P (with ancestors \p PUp) surely runs before \p S in the same
-/// function: their nearest common ancestor is a sequence of statements, not a branch.
-bool sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, const SetDeviceCall &S) {
-  if (ts_node_start_byte(P) >= S.Call.Begin)
-    return false;
-  for (TSNode A : PUp) {
-    if (!spanOf(A).contains(S.Call.Begin))
-      continue;
-    std::string_view K = kind(A);
-    return K == "block" || K == "module" || K == "function_definition";
   }
   return false;
 }
@@ -198,8 +92,6 @@ Spelled defaultCuda(TSNode Dev, const SemanticModel &M, bool StringsOnly) {
   return R;
 }
 
-} // namespace
-
 /// The call node that starts at \p B and ends at \p E.
 TSNode callAt(TSNode Root, uint32_t B, uint32_t E) {
   TSNode N = ts_node_descendant_for_byte_range(Root, B, E);
@@ -209,44 +101,116 @@ TSNode callAt(TSNode Root, uint32_t B, uint32_t E) {
   return TSNode{};
 }
 
-TSNode processGroupInit(TSNode AnyNode, const SemanticModel &M) {
-  const FileFacts &F = factsFor(AnyNode, M);
+} // namespace
+
+ProcessGroup::Facts ProcessGroup::scan() const {
+  Facts F;
+  TSNode Root = File.root();
+  const SemanticModel &M = File.model();
+  const NodeText &T = M.text();
+  std::string_view Text = T(Root);
+  uint32_t Base = ts_node_start_byte(Root);
+  auto each = [&](std::string_view Needle, auto &&Fn) {
+    for (size_t I = Text.find(Needle); I != std::string_view::npos; I = Text.find(Needle, I + 1)) {
+      uint32_t B = Base + static_cast<uint32_t>(I);
+      Fn(B, B + static_cast<uint32_t>(Needle.size()));
+    }
+  };
+  each("init_process_group", [&](uint32_t B, uint32_t E) {
+    if (F.Init)
+      return;
+    TSNode Call = callAtName(Root, B, E);
+    if (ts_node_is_null(Call))
+      return;
+    if (classify(M.qualifiedName(field(Call, "function"))).Kind == Api::InitProcessGroup) {
+      F.Init = true;
+      F.InitCall = spanOf(Call);
+    }
+  });
+  F.VisibleDevices = Text.find("CUDA_VISIBLE_DEVICES") != std::string_view::npos;
   if (!F.Init)
-    return TSNode{};
-  return callAt(rootOf(AnyNode), F.InitCall.Begin, F.InitCall.End);
+    return F;
+  auto addSetDevice = [&](TSNode Call) {
+    std::vector<TSNode> Up = ancestorsInnermostFirst(Call);
+    if (Up.empty())
+      return;
+    F.SetDevices.push_back({spanOf(Call), spanOf(innermostFunction(Up, Root))});
+  };
+  each("set_device", [&](uint32_t B, uint32_t E) {
+    TSNode Call = callAtName(Root, B, E);
+    if (!ts_node_is_null(Call) && classify(M.qualifiedName(field(Call, "function"))).Kind == Api::SetDevice)
+      addSetDevice(Call);
+  });
+  // `with torch.cuda.device(rank):` chooses the device for its body as `set_device` does.
+  each("cuda.device", [&](uint32_t B, uint32_t E) {
+    TSNode Call = callAtName(Root, B + 5, E);
+    if (!ts_node_is_null(Call) && classify(M.qualifiedName(field(Call, "function"))).Kind == Api::CudaDevice)
+      addSetDevice(Call);
+  });
+  return F;
 }
 
-bool restrictsVisibleDevices(TSNode AnyNode, const SemanticModel &M) { return factsFor(AnyNode, M).VisibleDevices; }
+/// Whether the placement at \p P (with ancestors \p PUp) surely runs before \p S in the same
+/// function: their nearest common ancestor is a sequence of statements, not a branch.
+bool ProcessGroup::sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, const SetDeviceCall &S) {
+  if (ts_node_start_byte(P) >= S.Call.Begin)
+    return false;
+  for (TSNode A : PUp) {
+    if (!spanOf(A).contains(S.Call.Begin))
+      continue;
+    std::string_view K = kind(A);
+    return K == "block" || K == "module" || K == "function_definition";
+  }
+  return false;
+}
 
-namespace {
+const ProcessGroup::Facts &ProcessGroup::facts() const {
+  if (!Scanned)
+    Scanned = scan();
+  return *Scanned;
+}
 
-std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, const SemanticModel &M) {
+TSNode ProcessGroup::init() const {
+  const Facts &F = facts();
+  return F.Init ? callAt(File.root(), F.InitCall.Begin, F.InitCall.End) : TSNode{};
+}
+
+std::optional<DdpPlacement> ProcessGroup::defaultGpuPlacement(const NodeRef &N, const CallFacts &Call) const {
+  if (LastCall != N.Node.id) {
+    LastCall = N.Node.id;
+    LastAnswer = placement(N, Call);
+  }
+  return LastAnswer;
+}
+
+std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const CallFacts &Call) const {
+  const SemanticModel &M = File.model();
   if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))
     return std::nullopt;
-  // Only a file that starts a process group has such placements (FileFacts::Init needs the
+  // Only a file that starts a process group has such placements (Facts::Init needs the
   // call's name): most files are ruled out before their calls are read.
   if (!M.textHas("init_process_group"))
     return std::nullopt;
   if (M.inRole(N.Scope, RoleDataWorker))
     return std::nullopt; // TL108 speaks in DataLoader workers
-  const std::string &Q = Facts.Qualified;
+  const std::string &Q = Call.Qualified;
 
   // Is this call a placement on the default CUDA device? (Cheap checks first: most calls
   // are not.)
   DdpPlacement Out;
-  if (Facts.api().Kind == torch::Api::Device) {
-    auto D = torch::spelledDevice(N.Node, M);
+  if (Call.api().Kind == Api::Device) {
+    auto D = spelledDevice(N.Node, M);
     if (!D || D->type() != "cuda" || D->VariableIndex || (D->Index && *D->Index != 0) ||
-        torch::deviceOnlyInspected(N.Node, M))
+        deviceOnlyInspected(N.Node, M))
       return std::nullopt;
     // An element of a list (`device_ids=[torch.device("cuda", 0)]`) places nothing itself.
     TSNode Parent = ts_node_parent(N.Node);
     if (is(Parent, "list") || is(Parent, "tuple"))
       return std::nullopt;
-    Out.Range = RuleContext::range(N.Node);
+    Out.Range = TextRange{ts_node_start_byte(N.Node), ts_node_end_byte(N.Node)};
     Out.IndexZero = D->Index.has_value();
-  } else if (!ts_node_is_null(Facts.receiver("cuda"))) {
-    const CallArgs &A = Facts.args();
+  } else if (!ts_node_is_null(Call.receiver("cuda"))) {
+    const CallArgs &A = Call.args();
     if (A.HasSplat)
       return std::nullopt;
     TSNode Dev = A.arg("device", 0);
@@ -256,33 +220,33 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
       Spelled S = defaultCuda(Dev, M, false);
       if (!S.Default)
         return std::nullopt;
-      Out.Range = RuleContext::range(S.At);
+      Out.Range = TextRange{ts_node_start_byte(S.At), ts_node_end_byte(S.At)};
       Out.IndexZero = S.IndexZero;
     }
   } else {
     TSNode Dev{};
-    if (!ts_node_is_null(Facts.receiver("to")))
-      Dev = torch::readTo(Facts.args(), M).Device;
-    else if (startsWith(Q, "torch.") && !torch::isCudaApi(Q))
-      Dev = Facts.keyword("device");
+    if (!ts_node_is_null(Call.receiver("to")))
+      Dev = readTo(Call.args(), M).Device;
+    else if (startsWith(Q, "torch.") && !isCudaApi(Q))
+      Dev = Call.keyword("device");
     if (ts_node_is_null(Dev))
       return std::nullopt;
     Spelled S = defaultCuda(Dev, M, true);
     if (!S.Default)
       return std::nullopt;
-    Out.Range = RuleContext::range(S.At);
+    Out.Range = TextRange{ts_node_start_byte(S.At), ts_node_end_byte(S.At)};
     Out.IndexZero = S.IndexZero;
   }
-  if (torch::inMapLocation(N.Node, M))
+  if (inMapLocation(N.Node, M))
     return std::nullopt; // TL302 speaks
 
-  const FileFacts &F = factsFor(N.Node, M);
+  const Facts &F = facts();
   if (!F.Init || F.VisibleDevices)
     return std::nullopt;
   std::vector<TSNode> Up = ancestorsInnermostFirst(N.Node);
   if (Up.empty() || underRankCondition(Up, M.text()))
     return std::nullopt;
-  TSNode Root = rootOf(N.Node);
+  TSNode Root = File.root();
   Span Function = spanOf(innermostFunction(Up, Root));
   uint32_t P = ts_node_start_byte(N.Node);
   // Chosen before, in this function or one around it.
@@ -302,14 +266,8 @@ std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Facts, 
       return std::nullopt;
     Out.SetDevice = callAt(Root, Later->Call.Begin, Later->Call.End);
   }
-  Out.Init = processGroupInit(N.Node, M);
+  Out.Init = init();
   return Out;
 }
 
-} // namespace
-
-std::optional<DdpPlacement> ddpDefaultGpuPlacement(const NodeRef &N, const CallFacts &Facts, const SemanticModel &M) {
-  return placement(N, Facts, M);
-}
-
-} // namespace torchlint::rules
+} // namespace torchlint::torch

@@ -1,7 +1,7 @@
 // One descent from the root to a node, recording the path.
-#include "common/Ancestors.h"
+#include "parse/Ancestors.h"
 
-namespace torchlint::rules {
+namespace torchlint {
 
 std::optional<std::vector<TSNode>> ancestors(TSNode N, size_t Limit) {
   uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
@@ -35,4 +35,4 @@ std::optional<std::vector<TSNode>> ancestors(TSNode N, size_t Limit) {
   return Path;
 }
 
-} // namespace torchlint::rules
+} // namespace torchlint

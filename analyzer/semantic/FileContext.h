@@ -1,0 +1,59 @@
+// The file being analysed (its source, tree and semantic model) and the analyses computed of
+// it on demand, each once, owned by the lint of that file. An analysis is any type
+// constructible from a `const FileContext &` (the device flow, the process-group facts, a
+// rule's own file-wide computation): the first `get<T>()` builds it, later ones return it,
+// and it dies with the context. So nothing is remembered between files, no thread shares
+// one, and no rule keeps a memo of its own.
+#pragma once
+
+#include "semantic/SemanticModel.h"
+#include "source/SourceFile.h"
+
+#include <memory>
+#include <vector>
+
+namespace torchlint {
+
+namespace detail {
+/// A distinct small number per analysis type, handed out on first use.
+size_t nextAnalysisIndex();
+template <class T> size_t analysisIndex() {
+  static const size_t Index = nextAnalysisIndex();
+  return Index;
+}
+} // namespace detail
+
+class FileContext {
+public:
+  FileContext(const SourceFile &File, const SemanticModel &Model, TSNode Root)
+      : File(File), Model(Model), Root(Root) {}
+  FileContext(const FileContext &) = delete;
+  FileContext &operator=(const FileContext &) = delete;
+
+  const SourceFile &source() const { return File; }
+  const SemanticModel &model() const { return Model; }
+  const NodeText &text() const { return Model.text(); }
+  TSNode root() const { return Root; }
+
+  /// The analysis \p T of this file, built by `T(const FileContext &)` on first use.
+  template <class T> const T &get() const {
+    size_t I = detail::analysisIndex<T>();
+    if (I >= Slots.size())
+      Slots.resize(I + 1);
+    if (!Slots[I]) {
+      // Built before it is stored: its constructor may ask for other analyses, which may
+      // grow the slots.
+      std::shared_ptr<void> Built = std::make_shared<T>(*this);
+      Slots[I] = std::move(Built);
+    }
+    return *static_cast<const T *>(Slots[I].get());
+  }
+
+private:
+  const SourceFile &File;
+  const SemanticModel &Model;
+  TSNode Root;
+  mutable std::vector<std::shared_ptr<void>> Slots; // by detail::analysisIndex<T>()
+};
+
+} // namespace torchlint

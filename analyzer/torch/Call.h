@@ -1,0 +1,60 @@
+// A call as PyTorch sees it: its callee, qualified name, what the API table says of it,
+// its arguments read on first use, and the receiver of a method call. The lint run builds one
+// per call node however many rules ask (RuleContext::call).
+#pragma once
+
+#include "parse/Tree.h"
+#include "semantic/SemanticModel.h"
+#include "torch/Api.h"
+
+#include <string>
+#include <string_view>
+
+namespace torchlint {
+
+/// What rules ask of a call, computed once per call node however many rules ask. The
+/// arguments are read on first use: most calls are ruled out by their callee alone.
+class CallFacts {
+public:
+  CallFacts(CallArgs Parts, std::string Qualified, const SemanticModel &Model)
+      : Callee(Parts.Callee), CalleeText(Model.text()(Parts.Callee)), Qualified(std::move(Qualified)),
+        Parts(std::move(Parts)), Model(&Model) {}
+  TSNode Callee;               // the `function` field
+  std::string_view CalleeText; // its text
+  std::string Qualified; // the callee's qualified name, or empty
+  /// What the PyTorch table says of the callee.
+  const torch::ApiFacts &api() const {
+    if (!Classified) {
+      Api = torch::classify(Qualified);
+      Classified = true;
+    }
+    return Api;
+  }
+  const CallArgs &args() const {
+    if (!Read) {
+      readArguments(Parts, Model->text());
+      Read = true;
+    }
+    return Parts;
+  }
+  /// The argument passed as keyword \p Name, or null. Without reading the arguments when
+  /// their text does not hold the name: most calls pass no `device=`.
+  TSNode keyword(std::string_view Name) const {
+    if (!Read && Model->text()(Parts.ArgList).find(Name) == std::string_view::npos)
+      return TSNode{};
+    return args().keyword(Name);
+  }
+  /// `obj.NAME(...)` called as a method: the callee is an attribute named \p Name whose object
+  /// is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function). Returns
+  /// the callee's object, or a null node.
+  TSNode receiver(std::string_view Name) const;
+
+private:
+  mutable CallArgs Parts;
+  mutable bool Read = false;
+  mutable bool Classified = false;
+  mutable torch::ApiFacts Api;
+  const SemanticModel *Model;
+};
+
+} // namespace torchlint

@@ -1,0 +1,22 @@
+// What a plain name holds, read from its bindings: a module (every value constructs one, or
+// returns it from a move), or storage this process filled itself (an empty `io.BytesIO()`,
+// a `tempfile` file). Silent (false) wherever a binding cannot be followed.
+#pragma once
+
+#include "semantic/SemanticModel.h"
+
+namespace torchlint::torch {
+
+/// Whether \p Arg, an argument seen in scope \p ScopeId, is known to hold an `nn.Module`:
+/// a module constructor call; `self` (the first parameter) in a method of an `nn.Module`
+/// subclass; or a name whose every binding in the function (or module) that owns it is a
+/// module constructor, or a module method that returns the module (`m = m.to(device)`).
+bool holdsModule(TSNode Arg, int32_t ScopeId, const SemanticModel &M);
+
+/// Whether \p Arg, the file argument of a `torch.load` in scope \p ScopeId, is storage
+/// this process created itself: a name bound only to an empty `io.BytesIO()` or a
+/// `tempfile` temporary file (by assignment or `with ... as`), or `tmp.name` of one. Loading
+/// it is a round trip: the devices it names exist, and the bytes are the program's own.
+bool inProcessFile(TSNode Arg, int32_t ScopeId, const SemanticModel &M);
+
+} // namespace torchlint::torch
