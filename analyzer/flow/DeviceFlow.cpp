@@ -138,7 +138,7 @@ void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
       Fr.Parents.insert("self");
     }
   }
-  setupParameters(field(S.Node, "parameters"), Id);
+  setupParameters(S.Node, Id);
   TSNode Body = field(S.Node, "body");
   if (!ts_node_is_null(Body))
     block(Body);
@@ -180,21 +180,14 @@ void DeviceFlow::Impl::analyseClassInit(int32_t Class) {
   CF.Done = true;
 }
 
-void DeviceFlow::Impl::setupParameters(TSNode Params, int32_t Scope) {
-  if (ts_node_is_null(Params))
-    return;
+void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
   bool Forward = M.inRole(Scope, RoleForward);
   bool First = true;
-  for (TSNode P : namedChildren(Params)) {
-    TSNode Name = P;
-    if (!is(P, "identifier"))
-      Name = field(P, "name");
-    if (is(P, "typed_parameter") || is(P, "typed_default_parameter")) {
-      Name = is(P, "typed_parameter") ? ts_node_named_child(P, 0) : field(P, "name");
-    }
+  for (const Parameter &P : parametersOf(Function)) {
     bool IsFirst = First;
     First = false;
-    if (!is(Name, "identifier"))
+    TSNode Name = P.Name;
+    if (ts_node_is_null(Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
       continue;
     std::string_view N = Text(Name);
     Value V;
@@ -209,7 +202,7 @@ void DeviceFlow::Impl::setupParameters(TSNode Params, int32_t Scope) {
       V.DevHow = Origin::Parameter;
       V.DevAt = mark(Name);
     } else {
-      TSNode Type = field(P, "type");
+      TSNode Type = P.Annotation;
       bool Annotated = !ts_node_is_null(Type);
       if (Annotated && endsWith(Text(Type), "Tensor"))
         V.Kind = ValueKind::Tensor;
@@ -250,13 +243,10 @@ bool DeviceFlow::Impl::mayMoveUncached(int32_t Scope, size_t Position, std::stri
   TSNode Fn = M.scope(Scope).Node;
   std::string_view Param;
   size_t I = 0;
-  for (TSNode P : namedChildren(field(Fn, "parameters"))) {
-    TSNode Name = is(P, "identifier") ? P : field(P, "name");
-    if (is(P, "typed_parameter"))
-      Name = ts_node_named_child(P, 0);
-    if (!is(Name, "identifier"))
+  for (const Parameter &P : parametersOf(Fn)) {
+    if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
       return true; // *args, **kwargs: anything may happen
-    std::string_view N = Text(Name);
+    std::string_view N = Text(P.Name);
     if ((Keyword.empty() && I == Position) || (!Keyword.empty() && N == Keyword)) {
       Param = N;
       break;

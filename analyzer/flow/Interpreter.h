@@ -123,7 +123,7 @@ private:
   void analyseScope(int32_t Id);
   void analyseFunction(int32_t Id, const Scope &S, Frame &Fr);
   void analyseClassInit(int32_t Class);
-  void setupParameters(TSNode Params, int32_t Scope);
+  void setupParameters(TSNode Function, int32_t Scope);
   Value localCall(int32_t Scope);
   void escape(const CallArgs &A, int32_t Callee = -1);
   bool mayMove(int32_t Scope, size_t Position, std::string_view Keyword) const;

@@ -100,6 +100,23 @@ std::optional<std::pair<NameFacts, int32_t>> factsOf(TSNode Arg, int32_t ScopeId
   return std::make_pair(F, Owner->first);
 }
 
+/// Whether \p Text registers \p Name: `register_buffer("name"` or `register_parameter('name'`.
+bool registersName(std::string_view Text, std::string_view Name) {
+  for (std::string_view Call : {std::string_view("register_buffer("), std::string_view("register_parameter(")}) {
+    for (size_t I = Text.find(Call); I != std::string_view::npos; I = Text.find(Call, I + 1)) {
+      size_t J = I + Call.size();
+      while (J < Text.size() && (Text[J] == ' ' || Text[J] == '\n' || Text[J] == '\t' || Text[J] == '\r'))
+        ++J;
+      if (J >= Text.size() || (Text[J] != '"' && Text[J] != '\''))
+        continue;
+      if (Text.substr(J + 1, Name.size()) == Name && J + 1 + Name.size() < Text.size() &&
+          Text[J + 1 + Name.size()] == Text[J])
+        return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 bool holdsModule(TSNode Arg, int32_t ScopeId, const SemanticModel &M) {
@@ -139,6 +156,30 @@ bool inProcessFile(TSNode Arg, int32_t ScopeId, const SemanticModel &M) {
     return false;
   const NameFacts &F = R->first;
   return !F.Opaque && !F.Declared && !F.Param && F.valuesFresh();
+}
+
+bool registersByName(const ClassInfo &C, std::string_view Name, const SemanticModel &M) {
+  return registersName(M.text()(C.Node), Name);
+}
+
+bool overridesModuleMoves(const ClassInfo &C, const SemanticModel &M) {
+  const ClassInfo *Cur = &C;
+  for (int Depth = 0; Cur && Depth < 16; ++Depth) {
+    for (const Scope &Sc : M.scopes())
+      if (Sc.Kind == ScopeKind::Function && Sc.Parent == Cur->Scope &&
+          isModuleMoveOverride(Sc.Name))
+        return true;
+    const ClassInfo *Next = nullptr;
+    for (auto &B : Cur->Bases)
+      if (const ClassInfo *Base = M.localClass(B); Base && Base != Cur) {
+        if (Next) // several local bases: check each
+          if (overridesModuleMoves(*Base, M))
+            return true;
+        Next = Next ? Next : Base;
+      }
+    Cur = Next;
+  }
+  return false;
 }
 
 } // namespace torchlint::torch

@@ -1,6 +1,7 @@
 // What a plain name holds, read from its bindings: a module (every value constructs one, or
 // returns it from a move), or storage this process filled itself (an empty `io.BytesIO()`,
-// a `tempfile` file). Silent (false) wherever a binding cannot be followed.
+// a `tempfile` file). Silent (false) wherever a binding cannot be followed. And what a module
+// class does with the tensors it holds.
 #pragma once
 
 #include "semantic/SemanticModel.h"
@@ -18,5 +19,13 @@ bool holdsModule(TSNode Arg, int32_t ScopeId, const SemanticModel &M);
 /// `tempfile` temporary file (by assignment or `with ... as`), or `tmp.name` of one. Loading
 /// it is a round trip: the devices it names exist, and the bytes are the program's own.
 bool inProcessFile(TSNode Arg, int32_t ScopeId, const SemanticModel &M);
+
+/// Whether the class's text registers a tensor under \p Name: `register_buffer("name", ...)`
+/// or `register_parameter('name', ...)`.
+bool registersByName(const ClassInfo &C, std::string_view Name, const SemanticModel &M);
+
+/// Whether the class, or a local base class, overrides how a module moves its tensors
+/// (`_apply`, `to`, `cuda`, `cpu`).
+bool overridesModuleMoves(const ClassInfo &C, const SemanticModel &M);
 
 } // namespace torchlint::torch

@@ -142,11 +142,9 @@ private:
       return;
     std::vector<std::string_view> Inputs;
     bool Plain = true;
-    for (TSNode P : namedChildren(field(M.scope(Fn).Node, "parameters"))) {
-      if (is(P, "identifier"))
-        Inputs.push_back(Text(P));
-      else if (is(P, "typed_parameter") && is(ts_node_named_child(P, 0), "identifier"))
-        Inputs.push_back(Text(ts_node_named_child(P, 0)));
+    for (const Parameter &P : parametersOf(M.scope(Fn).Node)) {
+      if (P.How == Parameter::Form::Plain && !ts_node_is_null(P.Name))
+        Inputs.push_back(Text(P.Name));
       else
         Plain = false; // defaults, *args, **kwargs: more than one thing could be meant
     }
