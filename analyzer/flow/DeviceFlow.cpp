@@ -38,6 +38,11 @@ const Value *DeviceFlow::valueOf(TSNode Expr) const {
   return It == P->Values.end() ? nullptr : &It->second;
 }
 
+const OptimizerLoad *DeviceFlow::optimizerLoad(TSNode LoadCall) const {
+  auto It = P->Loads.find(LoadCall.id);
+  return It == P->Loads.end() ? nullptr : &It->second;
+}
+
 bool DeviceFlow::inTrainingLoop(TSNode Node) const {
   auto It = P->CallLoop.find(Node.id);
   return It != P->CallLoop.end() && It->second >= 0 && P->TrainingLoop[It->second];

@@ -17,6 +17,18 @@
 
 namespace torchlint::flow {
 
+/// What became of an optimizer's loaded state: `opt.load_state_dict(...)` put it on the
+/// device of the model's parameters at that moment; then, on a path from the load, the model
+/// moved or its parameters were replaced (or neither).
+struct OptimizerLoad {
+  std::string_view Optimizer, Model; // their paths as written (`opt`, `self.model`)
+  NodeMark Created;      // the statement that built the optimizer over `Model.parameters()`
+  Device StateDevice;    // where the state went: the parameters' device at the load
+  NodeMark Change;       // the first move or replacement of the model after the load (0: none)
+  bool Replaced = false; // Change replaced the parameters rather than moving them
+  Device NewDevice;      // for a move: where the model went (unknown when the code does not say)
+};
+
 class DeviceFlow {
 public:
   /// Analyses the file rooted at \p Root. \p Model must outlive the flow.
@@ -32,6 +44,9 @@ public:
   /// Whether \p Node (a call) runs in every step of a loop that also calls `backward()` or
   /// `step()`.
   bool inTrainingLoop(TSNode Node) const;
+  /// For `opt.load_state_dict(...)` as a statement, where `opt` was built in the same function
+  /// over one model's parameters and the model's device was known: what became of the state.
+  const OptimizerLoad *optimizerLoad(TSNode LoadCall) const;
   /// A short description of where a value got its device, for notes: "moved at line 9".
   std::string deviceReason(const Value &V) const;
   /// Where a value got its dtype: "cast at line 4".

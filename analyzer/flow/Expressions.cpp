@@ -314,7 +314,7 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
   if (CalleeV.Kind != ValueKind::Unknown || F->S.V.count(Name))
     return {};
   if (const ClassInfo *Cls = M.localClass(Name))
-    return Cls->IsModule ? localClassCall(C, A, *Cls) : Value();
+    return Cls->IsModule ? localClassCall(C, A, *Cls) : Cls->IsOptimizer ? make(ValueKind::Optimizer) : Value();
   auto Top = TopFunctions.find(Name);
   bool Local = Top != TopFunctions.end() && M.importOf(Name).empty();
   static constexpr std::string_view Inert[] = {"print", "isinstance", "type", "str",   "repr",      "id",   "hasattr",

@@ -21,9 +21,20 @@ namespace torchlint::flow {
 
 using Vars = std::unordered_map<std::string_view, Value>;
 
+/// What the flow knows of an optimizer a path holds: the model whose parameters it was built
+/// over and, on some path to here, the state it loaded.
+struct OptimizerFacts {
+  std::string_view Model; // the model's path (`model`, `self.net`)
+  NodeMark Created;       // the statement that built it
+  NodeMark Loaded;        // its `load_state_dict` whose state is still where it went (0: none)
+  bool operator==(const OptimizerFacts &) const = default;
+};
+using Optimizers = std::unordered_map<std::string_view, OptimizerFacts>;
+
 /// What every name holds at one point of a function.
 struct State {
   Vars V;
+  Optimizers O;
   bool Reachable = true;
 };
 State joinStates(const State &A, const State &B);
@@ -64,6 +75,7 @@ public:
     return NodeMark{It->second};
   }
   std::vector<char> TrainingLoop;
+  std::unordered_map<const void *, OptimizerLoad> Loads; // by the `load_state_dict` call
 
 private:
   struct ClassFacts {
@@ -137,13 +149,20 @@ private:
   void tryStatement(TSNode S);
   void withStatement(TSNode S);
   void assign(TSNode Left, TSNode Right, TSNode Stmt);
-  void bindTarget(TSNode Target, const Value &V);
+  void bindTarget(TSNode Target, const Value &V, bool SameObject = false);
   void bindUnknown(TSNode Target);
   void forLoop(TSNode S, bool IsWhile);
   Value loopElement(TSNode S, TSNode &Target);
   std::string_view pathKey(TSNode E) const;
-  void set(std::string_view Key, const Value &V);
+  void set(std::string_view Key, const Value &V, bool SameObject = false);
+  void unbind(std::string_view Key);
   Value lookup(TSNode E);
+
+  // Optimizers and their loaded state (Optimizers.cpp).
+  void buildOptimizer(std::string_view Key, TSNode Value, TSNode Stmt);
+  void loadOptimizerState(TSNode C, std::string_view Key);
+  void modelChanged(std::string_view Model, TSNode At, bool Replaced, std::optional<Device> To);
+  void forgetModel(std::string_view Key);
 
   // Expressions (Expressions.cpp).
   Value eval(TSNode E);

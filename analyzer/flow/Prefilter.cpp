@@ -147,7 +147,7 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
         Hit = At(I + 1, "bfloat16(");
         break;
       case 'l':
-        Hit = At(I + 1, "long(");
+        Hit = At(I + 1, "long(") || At(I + 1, "load_state_dict(");
         break;
       case 'i':
         Hit = At(I + 1, "int(");

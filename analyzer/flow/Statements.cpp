@@ -21,11 +21,21 @@ State joinStates(const State &A, const State &B) {
     if (V.Kind != ValueKind::Unknown || V.Flags)
       J.V.emplace(K, V);
   }
+  // An optimizer's loaded state on either path: a bug on one path is a bug.
+  for (auto &[K, Oa] : A.O) {
+    auto It = B.O.find(K);
+    if (It == B.O.end() || It->second.Model != Oa.Model || !(It->second.Created == Oa.Created))
+      continue;
+    OptimizerFacts O = Oa;
+    if (!O.Loaded)
+      O.Loaded = It->second.Loaded;
+    J.O.emplace(K, O);
+  }
   return J;
 }
 
 bool sameState(const State &A, const State &B) {
-  if (A.Reachable != B.Reachable || A.V.size() != B.V.size())
+  if (A.Reachable != B.Reachable || A.V.size() != B.V.size() || A.O != B.O)
     return false;
   for (auto &[K, Va] : A.V) {
     auto It = B.V.find(K);
@@ -83,18 +93,19 @@ void DeviceFlow::Impl::statement(TSNode S) {
       F->LoopJumps.back() = joinStates(F->LoopJumps.back(), F->S);
     F->S.Reachable = false;
   } else if (K == "function_definition" || K == "class_definition") {
-    F->S.V.erase(Text(field(S, "name")));
+    unbind(Text(field(S, "name")));
   } else if (K == "decorated_definition") {
     TSNode D = field(S, "definition");
     if (!ts_node_is_null(D))
-      F->S.V.erase(Text(field(D, "name")));
+      unbind(Text(field(D, "name")));
   } else if (K == "delete_statement" || K == "global_statement" || K == "nonlocal_statement") {
     // `global x` makes x shared with other functions: forget what we knew.
     for (TSNode C : namedChildren(S))
       for (TSNode N : is(C, "expression_list") ? namedChildren(C) : NodeList{C})
-        F->S.V.erase(Text(N));
+        unbind(Text(N));
   } else if (K == "match_statement") {
     F->S.V.clear(); // not modelled: nothing known afterwards
+    F->S.O.clear();
   } else if (K == "block" || K == "module") {
     block(S);
   }
@@ -135,6 +146,7 @@ void DeviceFlow::Impl::tryStatement(TSNode S) {
   State Out;
   Out.Reachable = false;
   State HandlerEntry = joinStates(Entry, Body);
+  HandlerEntry.O = Entry.O; // a handler runs when the body failed: its loads did not happen
   bool Finally = false;
   for (TSNode C : namedChildren(S)) {
     if (is(C, "except_clause") || is(C, "except_group_clause")) {
@@ -198,8 +210,10 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
   // Two levels of loops iterate to a fixpoint; deeper ones run once from a state that knows
   // nothing (sound, as unknown is the top), so nesting never multiplies the work.
   bool Deep = F->Loops.size() >= 2;
-  if (Deep)
+  if (Deep) {
     Head.V.clear();
+    Head.O.clear();
+  }
   TSNode Body = field(S, "body");
   State End;
   End.Reachable = false;
@@ -275,7 +289,7 @@ Value DeviceFlow::Impl::loopElement(TSNode S, TSNode &Target) {
 
 void DeviceFlow::Impl::bindUnknown(TSNode Target) { bindTarget(Target, Value()); }
 
-void DeviceFlow::Impl::bindTarget(TSNode Target, const Value &V) {
+void DeviceFlow::Impl::bindTarget(TSNode Target, const Value &V, bool SameObject) {
   std::string_view K = kind(Target);
   if (K == "pattern_list" || K == "tuple_pattern" || K == "list_pattern" || K == "expression_list" ||
       K == "tuple" || K == "list") {
@@ -295,7 +309,7 @@ void DeviceFlow::Impl::bindTarget(TSNode Target, const Value &V) {
   }
   std::string_view Key = pathKey(Target);
   if (!Key.empty())
-    set(Key, V);
+    set(Key, V, SameObject);
   else if (is(Target, "subscript") || is(Target, "attribute"))
     eval(Target);
 }
@@ -331,7 +345,19 @@ void DeviceFlow::Impl::assign(TSNode Left, TSNode Right, TSNode Stmt) {
       V.DevHow = Origin::Config;
     }
   }
-  bindTarget(Left, V);
+  // `model = model.to(device)` keeps the module (and the optimizers built over it).
+  bool SameObject = false;
+  if (!F->S.O.empty() && !Key.empty() && is(Right, "call"))
+    if (auto P = attributeParts(field(Right, "function"), Text))
+      SameObject = torch::methodIs(P->Name, torch::ModuleSelf) && pathKey(P->Object) == Key;
+  bindTarget(Left, V, SameObject);
+  if (V.Kind == ValueKind::Optimizer && !Key.empty() && is(Right, "call"))
+    buildOptimizer(Key, Right, Stmt);
+  // `model.fc = nn.Linear(...)`, `model.w = nn.Parameter(...)`: new parameters.
+  if (!F->S.O.empty() && is(Left, "attribute") && is(Right, "call") &&
+      (torch::constructsModule(Right, M) ||
+       torch::classify(M.qualifiedName(field(Right, "function"))).Kind == torch::Api::Parameter))
+    modelChanged(pathKey(field(Left, "object")), Stmt, /*Replaced=*/true, std::nullopt);
 }
 
 std::string_view DeviceFlow::Impl::pathKey(TSNode E) const {
@@ -362,7 +388,15 @@ std::string_view DeviceFlow::Impl::pathKey(TSNode E) const {
   return {};
 }
 
-void DeviceFlow::Impl::set(std::string_view Key, const Value &V) {
+void DeviceFlow::Impl::unbind(std::string_view Key) {
+  F->S.V.erase(Key);
+  if (!F->S.O.empty())
+    forgetModel(Key);
+}
+
+void DeviceFlow::Impl::set(std::string_view Key, const Value &V, bool SameObject) {
+  if (!SameObject && !F->S.O.empty())
+    forgetModel(Key);
   // `x = ...` forgets `x.y` and `x[0]`; only paths that ever had such keys need the scan,
   // which keeps a long script of plain assignments linear.
   if (F->Parents.count(Key))

@@ -422,6 +422,8 @@ Value DeviceFlow::Impl::methodCall(TSNode C, const CallArgs &A, TSNode Obj, std:
     T = moveTarget(A, Name);
   if (Recv.Kind == ValueKind::Module)
     return moduleMethod(C, A, Obj, Name, Recv, Args, T);
+  if (Recv.Kind == ValueKind::Optimizer && Name == "load_state_dict")
+    loadOptimizerState(C, pathKey(Obj));
   if (Recv.Kind == ValueKind::Device || Recv.Kind == ValueKind::Optimizer || Recv.Kind == ValueKind::DataLoader)
     return {};
   if (Recv.Kind == ValueKind::Unknown && !Recv.has(FlagInput))
@@ -480,11 +482,15 @@ Value DeviceFlow::Impl::moduleMethod(TSNode C, const CallArgs &A, TSNode Obj, st
   if (Moves) {
     Value V = applyMove(Recv, C, T, (Bits & torch::Move) != 0);
     if (!Key.empty())
-      set(Key, V);
+      set(Key, V, /*SameObject=*/true);
+    if ((Bits & torch::Move) && (!T.Known || T.Dev)) // a dtype alone moves nothing
+      modelChanged(Key, C, /*Replaced=*/false, T.Known ? T.Dev : std::nullopt);
     return V;
   }
   if ((Bits & torch::ModuleSelf) && !(Bits & torch::ModuleMoves))
     return Recv; // `train()`, `eval()`
+  if (Name == "load_state_dict" && boolLiteral(A.keyword("assign")) == true)
+    modelChanged(Key, C, /*Replaced=*/true, std::nullopt); // the loaded tensors replace the parameters
   if (Bits & torch::ModuleQuery)
     return Name == "forward" ? moduleCall(Recv, C, A.Positional) : Value();
   if (!Key.empty()) {

@@ -232,6 +232,7 @@ void SemanticModel::finish() {
         Q = std::string(Text(B));
       C.IsModule |= torch::isModuleBase(Q);
       C.IsDataset |= torch::isDatasetBase(Q);
+      C.IsOptimizer |= torch::isOptimizerBase(Q);
       C.Bases.push_back(std::move(Q));
     }
   }
@@ -244,6 +245,8 @@ void SemanticModel::finish() {
             C.IsModule = Changed = true;
           if (Base->IsDataset && !C.IsDataset)
             C.IsDataset = Changed = true;
+          if (Base->IsOptimizer && !C.IsOptimizer)
+            C.IsOptimizer = Changed = true;
         }
   }
 

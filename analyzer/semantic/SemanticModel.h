@@ -42,6 +42,7 @@ struct ClassInfo {
   std::vector<std::string> Bases; // qualified where imports resolve them, else the local name
   bool IsModule = false;
   bool IsDataset = false;
+  bool IsOptimizer = false; // derives from `torch.optim.Optimizer`
 };
 
 /// Context of one collected node, computed by the walker.

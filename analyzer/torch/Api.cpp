@@ -552,6 +552,8 @@ bool isDatasetBase(std::string_view Q) {
   return false;
 }
 
+bool isOptimizerBase(std::string_view Q) { return startsWith(Q, "torch.optim."); }
+
 bool isDatasetWorkerMethod(std::string_view Name) {
   return Name == "__getitem__" || Name == "__getitems__" || Name == "__iter__" || Name == "__next__";
 }

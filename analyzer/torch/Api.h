@@ -134,6 +134,9 @@ bool isModuleBase(std::string_view Qualified);
 /// Whether a qualified base class makes a class a Dataset (`torch.utils.data.Dataset`,
 /// `IterableDataset`, torchvision's and torchaudio's datasets).
 bool isDatasetBase(std::string_view Qualified);
+/// Whether a qualified base class makes a class an optimizer (`torch.optim.Optimizer`, or one
+/// of its subclasses in `torch.optim`).
+bool isOptimizerBase(std::string_view Qualified);
 /// Methods of a Dataset that DataLoader workers run.
 bool isDatasetWorkerMethod(std::string_view Name);
 /// Keywords of `DataLoader(...)` whose functions run in the workers.

@@ -146,6 +146,30 @@ bool constructsModule(TSNode Call, const SemanticModel &M) {
   return classify(M.qualifiedName(Callee)).Kind == Api::ModuleClass;
 }
 
+TSNode parametersOwner(TSNode Arg, const NodeText &T) {
+  TSNode Owner{};
+  std::vector<TSNode> Stack{Arg};
+  size_t Guard = 0;
+  while (!Stack.empty() && ++Guard < 2000) {
+    TSNode N = Stack.back();
+    Stack.pop_back();
+    if (is(N, "call")) {
+      auto P = attributeParts(field(N, "function"), T);
+      if (P && (P->Name == "parameters" || P->Name == "named_parameters")) {
+        if (!ts_node_is_null(Owner) && T(Owner) != T(P->Object))
+          return TSNode{};
+        Owner = P->Object;
+        continue;
+      }
+    }
+    if (is(N, "lambda"))
+      continue;
+    for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I)
+      Stack.push_back(ts_node_named_child(N, I));
+  }
+  return Owner;
+}
+
 bool inMapLocation(TSNode N, const SemanticModel &M) {
   TSNode Cur = N;
   for (int Hops = 0; Hops < 8; ++Hops) {

@@ -66,6 +66,11 @@ LoadArgs readLoad(const CallArgs &A);
 /// wrapper (`DataParallel`), or a torchvision model builder.
 bool constructsModule(TSNode Call, const SemanticModel &M);
 
+/// The one model whose `.parameters()` (or `.named_parameters()`) the first argument of an
+/// optimizer reads (`Adam(model.parameters())`, `AdamW([{"params": net.parameters()}])`): the
+/// object of that call; null when there is none, or several.
+TSNode parametersOwner(TSNode Arg, const NodeText &Text);
+
 /// Whether \p N is (part of) the value of a `map_location=` argument, or `torch.load`'s
 /// second positional argument: where TL302 speaks about literal devices.
 bool inMapLocation(TSNode N, const SemanticModel &M);

@@ -227,5 +227,71 @@ TEST(DeviceFlowScope, LeadingBlankLinesDoNotShiftTriggers) {
   EXPECT_EQ(A.at("x").Dev.Kind, DeviceKind::Cpu);
 }
 
+/// The `load_state_dict` call on line \p Line of \p A's source.
+const OptimizerLoad *loadOn(const Analysed &A, uint32_t Line) {
+  const OptimizerLoad *Found = nullptr;
+  forEachNode(ts_tree_root_node(A.Tree.get()), [&](TSNode N) {
+    if (is(N, "call") && ts_node_start_point(N).row + 1 == Line && !Found)
+      Found = A.Flow->optimizerLoad(N);
+  });
+  return Found;
+}
+
+TEST(DeviceFlowOptimizers, StateStaysWhereTheParametersWereAtTheLoad) {
+  Analysed A("import torch\n"
+             "def f(state, device, resume):\n"
+             "    model = torch.nn.Linear(2, 2)\n"
+             "    opt = torch.optim.Adam([{'params': model.parameters()}])\n"
+             "    if resume:\n"
+             "        opt.load_state_dict(state)\n" // 6: loaded on one path
+             "    model.to(device)\n"
+             "    moved = torch.nn.Linear(2, 2).cuda()\n"
+             "    sgd = torch.optim.SGD(moved.parameters())\n"
+             "    sgd.load_state_dict(state)\n" // 10: loaded on cuda, never moved again
+             "    other = torch.nn.Linear(2, 2)\n"
+             "    adam = torch.optim.Adam(other.parameters())\n"
+             "    adam.load_state_dict(state)\n" // 13: the model is rebuilt, then moved
+             "    other = torch.nn.Linear(2, 2)\n"
+             "    other.cuda()\n"
+             "    last = torch.nn.Linear(2, 2)\n"
+             "    lopt = torch.optim.Adam(last.parameters())\n"
+             "    lopt.load_state_dict(state)\n" // 18: parameters replaced
+             "    last.weight = torch.nn.Parameter(torch.zeros(2, 2))\n");
+  const OptimizerLoad *L = loadOn(A, 6);
+  ASSERT_NE(L, nullptr);
+  EXPECT_EQ(L->Optimizer, "opt");
+  EXPECT_EQ(L->Model, "model");
+  EXPECT_EQ(L->StateDevice.Kind, DeviceKind::Cpu);
+  ASSERT_TRUE(L->Change);
+  EXPECT_FALSE(L->Replaced);
+  EXPECT_EQ(L->NewDevice, Device::configured("device"));
+  EXPECT_EQ(ts_node_start_point(A.Flow->node(L->Change)).row + 1, 7u);
+  EXPECT_EQ(ts_node_start_point(A.Flow->node(L->Created)).row + 1, 4u);
+  L = loadOn(A, 10);
+  ASSERT_NE(L, nullptr);
+  EXPECT_EQ(L->StateDevice.Kind, DeviceKind::Cuda);
+  EXPECT_FALSE(L->Change);
+  L = loadOn(A, 13);
+  ASSERT_NE(L, nullptr);
+  EXPECT_FALSE(L->Change); // `other` is another module by the time it moves
+  L = loadOn(A, 18);
+  ASSERT_NE(L, nullptr);
+  EXPECT_TRUE(L->Replaced);
+}
+
+TEST(DeviceFlowOptimizers, AHandlerRunsWithoutTheBodysLoad) {
+  Analysed A("import torch\n"
+             "def f(state, device):\n"
+             "    model = torch.nn.Linear(2, 2)\n"
+             "    opt = torch.optim.Adam(model.parameters())\n"
+             "    try:\n"
+             "        opt.load_state_dict(state)\n"
+             "    except KeyError:\n"
+             "        model.to(device)\n");
+  const OptimizerLoad *L = loadOn(A, 6);
+  ASSERT_NE(L, nullptr);
+  EXPECT_FALSE(L->Change);
+}
+
 } // namespace
 } // namespace torchlint::flow
