@@ -121,6 +121,8 @@ private:
   // Offsets of host reads (`.item(`, `.tolist(`, `float(`): only TL203 acts on them, and only
   // in a loop that calls `backward()` or `step()`, so they count where those words appear.
   std::vector<uint32_t> HostReads;
+  // Offsets of `.load_state_dict(`: they count only where `parameters(` builds an optimizer.
+  std::vector<uint32_t> StateLoads;
   std::unordered_set<std::string_view> LocalNames; // top-level functions and classes of the file
   std::unordered_map<int32_t, bool> InitMatters;   // class -> whether its __init__ may give devices
   void findTriggers(std::string_view Src);

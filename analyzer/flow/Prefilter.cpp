@@ -104,8 +104,9 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
 }
 
 // One pass over the file for the words without which no flow rule can report: device moves
-// and casts, devices, DataLoaders, NumPy, float64, MPS, `non_blocking`; host reads apart
-// (HostReads: they count only beside `backward` or `step`).
+// and casts (the table's Move and Cast methods), devices, DataLoaders, NumPy, float64, MPS,
+// `non_blocking`; host reads apart (HostReads: they count only beside `backward` or `step`),
+// and optimizer state loads (StateLoads: only beside `parameters(`).
 void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   auto At = [&](size_t I, std::string_view W) { return Src.compare(I, W.size(), W) == 0; };
   // The byte pairs a trigger can start with: SSE2 compares rule out sixteen positions at a
@@ -123,7 +124,7 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   }();
   const auto *Bytes = reinterpret_cast<const unsigned char *>(Src.data());
   auto Check = [&](size_t I) {
-    bool Hit = false, HostRead = false;
+    bool Hit = false, HostRead = false, StateLoad = false;
     switch (Src[I]) {
     case '.':
       switch (Src[I + 1]) {
@@ -147,7 +148,8 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
         Hit = At(I + 1, "bfloat16(");
         break;
       case 'l':
-        Hit = At(I + 1, "long(") || At(I + 1, "load_state_dict(");
+        Hit = At(I + 1, "long(");
+        StateLoad = At(I + 1, "load_state_dict(");
         break;
       case 'i':
         Hit = At(I + 1, "int(");
@@ -179,6 +181,8 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
       Triggers.push_back(static_cast<uint32_t>(I));
     else if (HostRead)
       HostReads.push_back(static_cast<uint32_t>(I));
+    else if (StateLoad)
+      StateLoads.push_back(static_cast<uint32_t>(I));
   };
   auto Scan = [&](size_t From, size_t To) {
     size_t I = From, N = Src.size();
@@ -219,10 +223,13 @@ bool DeviceFlow::Impl::mayMatter(uint32_t Begin, uint32_t End) const {
   };
   if (Within(Triggers))
     return true;
+  std::string_view Code = Text.source().substr(Begin, End - Begin);
+  // An optimizer's state matters only where an optimizer is built over a model's parameters.
+  if (Within(StateLoads) && containsBytes(Code, "parameters("))
+    return true;
   if (!Within(HostReads))
     return false;
   // A training loop is one whose body calls `backward()` or `step()` (see call()).
-  std::string_view Code = Text.source().substr(Begin, End - Begin);
   return containsBytes(Code, "backward") || containsBytes(Code, "step");
 }
 

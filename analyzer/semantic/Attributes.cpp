@@ -54,7 +54,7 @@ std::string_view firstParameterName(TSNode Fn, const NodeText &Text) {
   TSNode Params = field(Fn, "parameters");
   if (ts_node_is_null(Params) || ts_node_named_child_count(Params) == 0)
     return {};
-  std::vector<Parameter> P = parametersOf(Fn);
+  ParameterList P = parametersOf(Fn);
   if (P.empty() || P[0].How != Parameter::Form::Plain || ts_node_is_null(P[0].Name) ||
       !ts_node_eq(P[0].Node, ts_node_named_child(Params, 0)))
     return {};

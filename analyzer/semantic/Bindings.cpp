@@ -6,8 +6,8 @@
 
 namespace torchlint {
 
-std::vector<Parameter> parametersOf(TSNode Function) {
-  std::vector<Parameter> Out;
+ParameterList parametersOf(TSNode Function) {
+  ParameterList Out;
   TSNode Params = field(Function, "parameters");
   if (ts_node_is_null(Params))
     return Out;

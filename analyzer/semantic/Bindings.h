@@ -29,8 +29,9 @@ struct Parameter {
   TSNode Annotation{}; // the `type` of `x: int`, or null
   TSNode Default{};    // the default value, or null
 };
-/// The parameters of a `function_definition` or `lambda`.
-std::vector<Parameter> parametersOf(TSNode Function);
+/// The parameters of a `function_definition` or `lambda` (stored inline for the usual few).
+using ParameterList = llvm::SmallVector<Parameter, 6>;
+ParameterList parametersOf(TSNode Function);
 
 enum class BindingKind : uint8_t {
   Parameter,

@@ -36,20 +36,25 @@ public:
   TSNode root() const { return Root; }
 
   /// The analysis \p T of this file, built by `T(const FileContext &)` on first use.
+  /// (Rules ask at most nodes: the look-up is a bounds check and a load.)
   template <class T> const T &get() const {
     size_t I = detail::analysisIndex<T>();
-    if (I >= Slots.size())
-      Slots.resize(I + 1);
-    if (!Slots[I]) {
-      // Built before it is stored: its constructor may ask for other analyses, which may
-      // grow the slots.
-      std::shared_ptr<void> Built = std::make_shared<T>(*this);
-      Slots[I] = std::move(Built);
-    }
-    return *static_cast<const T *>(Slots[I].get());
+    if (I < Slots.size() && Slots[I]) [[likely]]
+      return *static_cast<const T *>(Slots[I].get());
+    return build<T>(I);
   }
 
 private:
+  template <class T> [[gnu::noinline]] const T &build(size_t I) const {
+    // Built before it is stored: its constructor may ask for other analyses, which may grow
+    // the slots.
+    std::shared_ptr<void> Built = std::make_shared<T>(*this);
+    if (I >= Slots.size())
+      Slots.resize(I + 1);
+    Slots[I] = std::move(Built);
+    return *static_cast<const T *>(Slots[I].get());
+  }
+
   const SourceFile &File;
   const SemanticModel &Model;
   TSNode Root;

@@ -228,51 +228,18 @@ private:
     return Parent.Kind == Special::None ? nullptr : ts_tree_cursor_current_field_name(&C);
   }
 
+  /// How inert text is read for a node of each kind.
+  enum class Skip : uint8_t {
+    Never,     // compound statements, clauses and definitions (which hold blocks), blocks, the
+               // module, expression statements and assignments (which hold assignments)
+    Statement, // a simple statement (`return x`, `import a.b`): inert text without quotes
+    Inert,     // an expression: inert text
+  };
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
     Frame F{0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0};
     bool Named = ts_node_is_named(N);
-    std::string_view Field = FieldName ? FieldName : "";
-    if (P) {
-      F.Scope = P->Scope;
-      F.Guard = P->Guard + P->Sibling;
-      F.Choice = P->Choice;
-      F.Set = P->Set + P->SiblingSet;
-      // Inside an ERROR node, a complete subtree without errors is code that parsed: lint it.
-      F.InError = P->InError && (ts_node_has_error(N) || !Named);
-      switch (P->Kind) {
-      case Special::GuardIf:
-        if (Field != "condition")
-          ++F.Guard;
-        break;
-      case Special::GuardTernary:
-        if (Named && P->NamedSeen != 1)
-          ++F.Guard;
-        break;
-      case Special::ChoiceAssign:
-        if (Field == "right")
-          ++F.Choice;
-        break;
-      case Special::ChoiceDefault:
-        if (Field == "value")
-          ++F.Choice;
-        break;
-      case Special::GuardDecorated:
-        if (Field == "definition")
-          ++F.Guard;
-        break;
-      case Special::None:
-        break;
-      }
-      if (Named)
-        ++P->NamedSeen;
-      // A call's parts, met on the way: rules would otherwise look them up again.
-      if (P->Call) {
-        CallParts &Parts = R.Calls[P->Call];
-        (P->Seen == 0 ? Parts.Callee : Parts.ArgList) = N;
-      }
-      ++P->Seen;
-    }
-
+    if (P)
+      inherit(F, N, *P, FieldName ? FieldName : "", Named);
     TSSymbol Sym = ts_node_symbol(N);
     if (AnyError && (Sym == static_cast<TSSymbol>(-1) /* ERROR */ || ts_node_is_missing(N))) {
       if (!R.HasError) {
@@ -292,9 +259,73 @@ private:
       M.noteProse(N);
       return F;
     }
-
     WK Kind = kindOf(Sym);
-    size_t CalleeOpen = std::string_view::npos; // for a call: noteCall()
+    // (Most named nodes are of no kind the walk acts on: names, attributes, arguments.)
+    size_t CalleeOpen = Kind == WK::Other ? std::string_view::npos : note(F, N, Kind);
+    if (Skip How = skipOf(Sym); !F.Leaf && SkipInert && !AnyError && How != Skip::Never)
+      F.Leaf = inertNode(N, How, Kind == WK::Call ? CalleeOpen : std::string_view::npos);
+    if (!F.InError && Wanted.contains(Sym)) {
+      if (F.Children == 2 && Kind == WK::Call && !F.Leaf) {
+        F.Call = static_cast<uint32_t>(R.Calls.size());
+        R.Calls.emplace_back();
+      }
+      R.Nodes.push_back(NodeRef{N, F.Scope,
+                                static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
+                                                    (F.Set ? FlagAfterSetDevice : 0)),
+                                Sym, F.Call});
+    }
+    return F;
+  }
+
+  /// What a child takes from its parent \p P: scope, guards, the device choice, and for the
+  /// parent the count of children met (and a call's two parts).
+  [[gnu::always_inline]] void inherit(Frame &F, TSNode N, Frame &P, std::string_view Field, bool Named) {
+    F.Scope = P.Scope;
+    F.Guard = P.Guard + P.Sibling;
+    F.Choice = P.Choice;
+    F.Set = P.Set + P.SiblingSet;
+    // Inside an ERROR node, a complete subtree without errors is code that parsed: lint it.
+    F.InError = P.InError && (ts_node_has_error(N) || !Named);
+    switch (P.Kind) {
+    case Special::GuardIf:
+      if (Field != "condition")
+        ++F.Guard;
+      break;
+    case Special::GuardTernary:
+      if (Named && P.NamedSeen != 1)
+        ++F.Guard;
+      break;
+    case Special::ChoiceAssign:
+      if (Field == "right")
+        ++F.Choice;
+      break;
+    case Special::ChoiceDefault:
+      if (Field == "value")
+        ++F.Choice;
+      break;
+    case Special::GuardDecorated:
+      if (Field == "definition")
+        ++F.Guard;
+      break;
+    case Special::None:
+      break;
+    }
+    if (Named)
+      ++P.NamedSeen;
+    // A call's parts, met on the way: rules would otherwise look them up again.
+    if (P.Call) {
+      CallParts &Parts = R.Calls[P.Call];
+      (P.Seen == 0 ? Parts.Callee : Parts.ArgList) = N;
+    }
+    ++P.Seen;
+  }
+
+  /// What a named node of the kinds the walk acts on means for its subtree and its later
+  /// siblings: a guard, a device choice, a scope, imports, a call's roles. Returns, for a
+  /// call, where its `(` is (noteCall()).
+  // (Inlined into enter(), where it was written first: a call per statement and call node
+  // costs the walk more than 1%.)
+  [[gnu::always_inline]] size_t note(Frame &F, TSNode N, WK Kind) {
     switch (Kind) {
     case WK::If:
     case WK::Elif: {
@@ -344,42 +375,17 @@ private:
           F.Kind = Special::GuardDecorated;
       }
       break;
-    case WK::Function: {
-      std::string_view Name = Text(field(N, "name"));
-      int32_t Class = -1;
-      if (M.scope(F.Scope).Kind == ScopeKind::Class)
-        Class = M.scope(F.Scope).Class;
-      F.Scope = M.addScope(Scope{ScopeKind::Function, N, F.Scope, Class, Name, RoleNone});
-      // A function about CUDA (test_cuda, to_gpu) is its own guard; one that returns
-      // the device (get_device) is the place that chooses it.
-      if (containsNoCase(Name, "cuda") || containsNoCase(Name, "gpu"))
-        ++F.Guard;
-      if (containsNoCase(Name, "device"))
-        ++F.Choice;
-      break;
-    }
-    case WK::Class: {
-      ClassInfo CI;
-      CI.Name = Text(field(N, "name"));
-      CI.Node = N;
-      int32_t Id = M.addClass(CI);
-      F.Scope = M.addScope(Scope{ScopeKind::Class, N, F.Scope, Id, CI.Name, RoleNone});
-      M.setClassScope(Id, F.Scope);
-      // A class about CUDA (CUDATestBase, GpuKernels) is its own guard, like such a function.
-      if (containsNoCase(CI.Name, "cuda") || containsNoCase(CI.Name, "gpu"))
-        ++F.Guard;
-      break;
-    }
+    case WK::Function:
+    case WK::Class:
     case WK::Lambda:
-      F.Scope = M.addScope(Scope{ScopeKind::Lambda, N, F.Scope, -1, {}, RoleNone});
+      enterScope(F, N, Kind);
       break;
     case WK::Import:
     case WK::ImportFrom:
       addImports(N, Kind == WK::ImportFrom);
       break;
     case WK::Call:
-      CalleeOpen = noteCall(N, F.Scope);
-      break;
+      return noteCall(N, F.Scope);
     case WK::String: {
       // Docstrings are a good part of the nodes; only f-strings hold code below them.
       std::string_view T = Text(N);
@@ -392,40 +398,57 @@ private:
     case WK::Other:
       break;
     }
-    // Most of the tree lies in small expressions (`self.conv1`, `(x, 0)`) with nothing below
-    // them that the walk acts on; the cursor costs more per node than everything else here.
-    // Compound statements hold blocks, and `=` sits only directly in blocks, expression
-    // statements and assignments: expressions and the other statements (`return x`,
-    // `import a.b`, `pass`) are skipped.
-    if (Skip How = skipOf(Sym); !F.Leaf && SkipInert && !AnyError && How != Skip::Never) {
-      uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
-      std::string_view Src = Text.source();
-      // The `(` that opens an argument list, tuple or parameter list calls nothing, nor does
-      // the `(` after a plain dotted callee (`self.conv1(x)`): such a call is a leaf whose
-      // parts the rules read themselves.
-      if (B < Src.size() && Src[B] == '(') {
-        ++B;
-      } else if (Kind == WK::Call && CalleeOpen != std::string_view::npos) {
-        B += static_cast<uint32_t>(CalleeOpen) + 1;
-      }
-      F.Leaf = inert(B, E);
-      // A simple statement's strings are still met one by one: they are prose to the flow's
-      // trigger search, as they were before statements were skipped.
-      if (F.Leaf && How == Skip::Statement)
-        F.Leaf = Text(N).find_first_of("'\"") == std::string_view::npos;
-    }
+    return std::string_view::npos;
+  }
 
-    if (!F.InError && Wanted.contains(Sym)) {
-      if (F.Children == 2 && Kind == WK::Call && !F.Leaf) {
-        F.Call = static_cast<uint32_t>(R.Calls.size());
-        R.Calls.emplace_back();
-      }
-      R.Nodes.push_back(NodeRef{N, F.Scope,
-                                static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
-                                                    (F.Set ? FlagAfterSetDevice : 0)),
-                                Sym, F.Call});
+  /// A function, class or lambda: a scope of its own. One about CUDA (`test_cuda`, `to_gpu`,
+  /// `CUDATestBase`) is its own guard; a function that returns the device (`get_device`) is
+  /// the place that chooses it.
+  [[gnu::always_inline]] void enterScope(Frame &F, TSNode N, WK Kind) {
+    if (Kind == WK::Lambda) {
+      F.Scope = M.addScope(Scope{ScopeKind::Lambda, N, F.Scope, -1, {}, RoleNone});
+      return;
     }
-    return F;
+    std::string_view Name = Text(field(N, "name"));
+    if (containsNoCase(Name, "cuda") || containsNoCase(Name, "gpu"))
+      ++F.Guard;
+    if (Kind == WK::Function) {
+      int32_t Class = -1;
+      if (M.scope(F.Scope).Kind == ScopeKind::Class)
+        Class = M.scope(F.Scope).Class;
+      F.Scope = M.addScope(Scope{ScopeKind::Function, N, F.Scope, Class, Name, RoleNone});
+      if (containsNoCase(Name, "device"))
+        ++F.Choice;
+      return;
+    }
+    ClassInfo CI;
+    CI.Name = Name;
+    CI.Node = N;
+    int32_t Id = M.addClass(CI);
+    F.Scope = M.addScope(Scope{ScopeKind::Class, N, F.Scope, Id, CI.Name, RoleNone});
+    M.setClassScope(Id, F.Scope);
+  }
+
+  /// Whether nothing below \p N matters to the walk. Most of the tree lies in small
+  /// expressions (`self.conv1`, `(x, 0)`) with nothing below them that the walk acts on; the
+  /// cursor costs more per node than everything else here. Compound statements hold blocks,
+  /// and `=` sits only directly in blocks, expression statements and assignments: expressions
+  /// and the other statements (`return x`, `import a.b`, `pass`) are skipped.
+  [[gnu::always_inline]] bool inertNode(TSNode N, Skip How, size_t CalleeOpen) {
+    uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
+    std::string_view Src = Text.source();
+    // The `(` that opens an argument list, tuple or parameter list calls nothing, nor does the
+    // `(` after a plain dotted callee (`self.conv1(x)`): such a call is a leaf whose parts the
+    // rules read themselves.
+    if (B < Src.size() && Src[B] == '(')
+      ++B;
+    else if (CalleeOpen != std::string_view::npos)
+      B += static_cast<uint32_t>(CalleeOpen) + 1;
+    if (!inert(B, E))
+      return false;
+    // A simple statement's strings are still met one by one: they are prose to the flow's
+    // trigger search, as they were before statements were skipped.
+    return How != Skip::Statement || Text(N).find_first_of("'\"") == std::string_view::npos;
   }
 
   void addImports(TSNode N, bool From) {
@@ -513,13 +536,6 @@ private:
     return Bad >= E;
   }
 
-  /// How inert text is read for a node of each kind.
-  enum class Skip : uint8_t {
-    Never,     // compound statements, clauses and definitions (which hold blocks), blocks, the
-               // module, expression statements and assignments (which hold assignments)
-    Statement, // a simple statement (`return x`, `import a.b`): inert text without quotes
-    Inert,     // an expression: inert text
-  };
   static Skip skipOf(TSSymbol Sym) {
     static const std::vector<Skip> Table = [] {
       const TSLanguage *L = pythonLanguage();

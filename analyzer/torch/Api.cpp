@@ -492,12 +492,16 @@ DeviceString parseDeviceString(std::string_view S) {
       D.Index = std::stol(std::string(Idx));
     return D;
   }
-  // Invalid: is it a device string gone wrong, and can we say what was meant?
-  std::string Compact;
+  // Invalid: is it a device string gone wrong, and can we say what was meant? (Most strings
+  // the flow reads are words and prose: a misspelt device is short.)
+  if (S.size() > 24)
+    return D;
+  char Buffer[24];
+  size_t Length = 0;
   for (char C : S)
     if (C != ' ' && C != '\t')
-      Compact += lowerAscii(C);
-  std::string_view CT = Compact;
+      Buffer[Length++] = lowerAscii(C);
+  std::string_view CT(Buffer, Length);
   size_t CC = CT.find(':');
   std::string_view T2 = CT.substr(0, CC);
   std::string_view I2 = CC == std::string_view::npos ? std::string_view() : CT.substr(CC + 1);

@@ -83,7 +83,6 @@ public:
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    const SemanticModel &M = Ctx.model();
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
