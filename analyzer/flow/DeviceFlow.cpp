@@ -31,6 +31,11 @@ DeviceFlow::DeviceFlow(const FileContext &File) : P(std::make_unique<Impl>(File.
 }
 DeviceFlow::~DeviceFlow() = default;
 
+FileWide DeviceFlow::fileWide() {
+  static constexpr std::string_view Words[] = {"set_default_device", "set_default_tensor_type"};
+  return {Words, {}};
+}
+
 const Value *DeviceFlow::valueOf(TSNode Expr) const {
   if (ts_node_is_null(Expr))
     return nullptr;

@@ -36,6 +36,8 @@ public:
   /// The flow as an analysis of the lint run (`Ctx.analysis<flow::DeviceFlow>()`): a file
   /// that imports neither `torch` nor `torch.nn` is not interpreted, and nothing has a value.
   explicit DeviceFlow(const FileContext &File);
+  /// Code that changes where every factory of the file puts its tensors.
+  static FileWide fileWide();
   ~DeviceFlow();
 
   /// The value of an expression the flow evaluated (joined over every path that reaches

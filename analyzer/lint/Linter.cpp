@@ -172,6 +172,27 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   return Out;
 }
 
+Linter::FileWideWords Linter::fileWideWords(const LintSettings &S) const {
+  FileWideWords Out;
+  auto Add = [&](const FileWide &F) {
+    Out.Words.insert(Out.Words.end(), F.Words.begin(), F.Words.end());
+    Out.WholeFile.insert(Out.WholeFile.end(), F.WholeFile.begin(), F.WholeFile.end());
+  };
+  Add(SemanticModel::fileWide());
+  // A file-wide suppression applies in every definition.
+  static constexpr std::string_view Suppressions[] = {"disable-file"};
+  Add(FileWide{{}, Suppressions});
+  for (const auto &R : Reg.rules())
+    if (S.enabled(R->info().Code))
+      for (const FileWide &F : R->fileWideReads())
+        Add(F);
+  for (auto *L : {&Out.Words, &Out.WholeFile}) {
+    std::sort(L->begin(), L->end());
+    L->erase(std::unique(L->begin(), L->end()), L->end());
+  }
+  return Out;
+}
+
 std::vector<Diagnostic> Linter::lint(const SourceFile &File, const LintSettings &S) const {
   TreePtr T = parsePython(File.text());
   if (!T)

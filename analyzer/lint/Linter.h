@@ -28,6 +28,13 @@ public:
 
   const Registry &registry() const { return Reg; }
 
+  /// The words of code with file-wide effects for a lint with \p S (see FileWide): the
+  /// semantic model's, the suppressions' and those of the analyses the enabled rules read.
+  struct FileWideWords {
+    std::vector<std::string_view> Words, WholeFile; // sorted, each once
+  };
+  FileWideWords fileWideWords(const LintSettings &S) const;
+
 private:
   const Registry &Reg;
   KindSet Wanted;

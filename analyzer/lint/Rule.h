@@ -64,6 +64,10 @@ public:
   /// then shows it no other `call` nodes. Empty: every call.
   virtual std::vector<std::string_view> calleeNames() const { return {}; }
   virtual void check(const NodeRef &N, RuleContext &Ctx) const {}
+  /// The file-wide facts the rule reads beyond the names the semantic model resolves (the
+  /// device flow, the process group, a rewrite of the whole file): the editor needs them to
+  /// know when re-linting one definition is not enough.
+  virtual std::vector<FileWide> fileWideReads() const { return {}; }
 
 private:
   const RuleInfo &Info;

@@ -10,9 +10,22 @@
 #include "source/SourceFile.h"
 
 #include <memory>
+#include <span>
+#include <string_view>
 #include <vector>
 
 namespace torchlint {
+
+/// What makes an analysis read the whole file: code whose effect reaches beyond the
+/// definition it is written in (an import, a `global`, `init_process_group`...). The editor
+/// re-lints one edited definition alone only when neither its old nor its new text holds one
+/// of \p Words, and keeps every definition holding one in that partial lint; one of
+/// \p WholeFile anywhere in the file makes every edit re-lint the whole file (a fix that
+/// rewrites the whole file, a file-wide suppression).
+struct FileWide {
+  std::span<const std::string_view> Words;
+  std::span<const std::string_view> WholeFile;
+};
 
 namespace detail {
 /// A distinct small number per analysis type, handed out on first use.

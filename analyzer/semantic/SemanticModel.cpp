@@ -322,6 +322,13 @@ void SemanticModel::finish() {
     }
 }
 
+FileWide SemanticModel::fileWide() {
+  static constexpr std::string_view Words[] = {"import",     "global",         "nonlocal",  "__all__",
+                                               "globals",    "sys.modules",    "setattr",   "collate_fn",
+                                               "worker_init_fn", "set_device"};
+  return {Words, {}};
+}
+
 size_t detail::nextAnalysisIndex() {
   static std::atomic<size_t> Next{0};
   return Next++;

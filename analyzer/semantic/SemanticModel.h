@@ -79,6 +79,11 @@ struct CallParts {
 
 class SemanticModel {
 public:
+  /// Code that changes what names mean, or what role a function plays, beyond its own
+  /// definition: imports, `global`, `nonlocal`, module attributes set from afar, DataLoader
+  /// callbacks (they make other functions DataLoader workers), `set_device` (it gives
+  /// `.cuda()` after it a device).
+  static struct FileWide fileWide();
   explicit SemanticModel(std::string_view Source) : Text(Source) {}
 
   const NodeText &text() const { return Text; }

@@ -164,6 +164,12 @@ bool ProcessGroup::sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, co
   return false;
 }
 
+FileWide ProcessGroup::fileWide() {
+  static constexpr std::string_view Words[] = {"init_process_group", "set_device", "cuda.device",
+                                               "CUDA_VISIBLE_DEVICES"};
+  return {Words, {}};
+}
+
 const ProcessGroup::Facts &ProcessGroup::facts() const {
   if (!Scanned)
     Scanned = scan();

@@ -37,9 +37,8 @@ public:
   /// GPU, and `cuda:0` is that GPU.
   bool restrictsVisibleDevices() const { return facts().VisibleDevices; }
 
-  /// The words whose presence in a definition changes these facts for the whole file.
-  static constexpr std::string_view FileWideWords[] = {"init_process_group", "set_device", "cuda.device",
-                                                       "CUDA_VISIBLE_DEVICES"};
+  /// The code that changes these facts for the whole file.
+  static FileWide fileWide();
 
 private:
   /// Byte ranges, not nodes: a placement is judged against calls found by a text search.

@@ -79,16 +79,6 @@ template <class Words> bool containsAny(std::string_view T, const Words &Ws) {
   return false;
 }
 
-// Words whose code has effects beyond its own definition: the engine reads them file-wide
-// (imports and qualified names, DDP set-up, the default device, DataLoader callbacks that
-// give other functions a role, the rewrite of `torch.cuda.amp` users) or Python rebinds
-// module names through them. A unit holding one is never re-linted alone, and every unit
-// holding one stays in the masked text so the unit sees the same file-wide facts.
-const std::string_view FileWideWords[] = {
-    "import", "global", "nonlocal", "set_device", "init_process_group", "cuda.device", "CUDA_VISIBLE_DEVICES",
-    "set_default_device", "set_default_tensor_type", "collate_fn", "worker_init_fn", "__all__", "globals",
-    "sys.modules", "setattr"};
-
 /// Whether any range of \p D (its own, its notes', its fix's) overlaps [B, E).
 bool touches(const Diagnostic &D, uint32_t B, uint32_t E) {
   auto Hit = [&](const TextRange &R) { return R.Begin < E && R.End > B; };
@@ -178,77 +168,98 @@ std::vector<TopUnit> topUnits(TSNode Root, std::string_view Text) {
   return Out;
 }
 
-// Words that switch every unit to the whole-file path: `disable-file` suppresses in every
-// unit; TL701's fix rewrites every use of a name imported from `torch.cuda.amp` at once.
-const std::string_view FileDirectiveWords[] = {"disable-file", "cuda.amp", "torch.cuda import"};
-
-WordIndex indexWords(std::string_view Text) {
+WordIndex indexWords(std::string_view Text, const Linter::FileWideWords &Lists) {
   WordIndex W;
-  for (std::string_view Word : FileWideWords)
+  W.Lists = Lists;
+  for (std::string_view Word : Lists.Words)
     for (size_t At = findBytes(Text, Word); At != std::string_view::npos; At = findBytes(Text, Word, At + 1))
       W.FileWide.push_back(static_cast<uint32_t>(At));
   std::sort(W.FileWide.begin(), W.FileWide.end());
-  W.FileDirective = containsAny(Text, FileDirectiveWords);
+  W.FileDirective = containsAny(Text, Lists.WholeFile);
   return W;
 }
 
-PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view OldText, bool OldHadError,
-                          TSNode NewRoot, std::string_view NewText, const EditSpan &E,
-                          const std::vector<Diagnostic> &OldDiags, const WordIndex *OldWords) {
-  auto Refuse = [](std::string_view Why) { return PlanResult{std::nullopt, Why}; };
-  if (OldHadError || ts_node_has_error(NewRoot))
-    return Refuse("a syntax error");
-  // The unit the edit falls in, and the same statements before and after it.
+namespace {
+
+/// A unit re-lint being planned: each phase below refuses (an empty Refusal is a yes) or
+/// adds what it found.
+struct Planner {
+  const std::vector<TopUnit> &OldUnits;
+  std::string_view OldText, NewText;
+  const EditSpan &E;
+  const Linter::FileWideWords &Lists;
+  std::vector<TopUnit> NewUnits;
+  size_t Index = 0; // the edited unit
+  std::string_view OldBody, NewBody;
+  WordIndex Words;
+  std::vector<size_t> Affected; // units whose findings may change (the edited one first)
+  std::vector<char> Kept;       // units the masked text keeps
+
+  std::string_view matchUnits(TSNode NewRoot);
+  std::string_view indexNewText(const WordIndex *OldWords);
+  std::string_view findAffected();
+  std::string_view checkOldFindings(const std::vector<Diagnostic> &OldDiags) const;
+  void keepNeeded();
+  UnitPlan mask() const;
+};
+
+/// The unit the edit falls in, and the same statements before and after it.
+std::string_view Planner::matchUnits(TSNode NewRoot) {
   auto It = std::find_if(OldUnits.begin(), OldUnits.end(),
                          [&](const TopUnit &U) { return U.Begin <= E.Begin && E.OldEnd <= U.End; });
   if (It == OldUnits.end() || !It->IsDef)
-    return Refuse("the edit is not inside one top-level definition");
-  size_t Index = static_cast<size_t>(It - OldUnits.begin());
-  const TopUnit &Old = *It;
-  std::vector<TopUnit> NewUnits = topUnits(NewRoot, NewText);
+    return "the edit is not inside one top-level definition";
+  Index = static_cast<size_t>(It - OldUnits.begin());
+  NewUnits = topUnits(NewRoot, NewText);
   if (NewUnits.size() != OldUnits.size())
-    return Refuse("top-level statements were added or removed");
+    return "top-level statements were added or removed";
   int64_t Delta = E.delta();
   for (size_t I = 0; I < NewUnits.size(); ++I) {
     int64_t Shift = I < Index ? 0 : Delta;
     int64_t B = I <= Index ? 0 : Delta;
     if (int64_t(NewUnits[I].Begin) != int64_t(OldUnits[I].Begin) + B ||
         int64_t(NewUnits[I].End) != int64_t(OldUnits[I].End) + Shift || NewUnits[I].IsDef != OldUnits[I].IsDef)
-      return Refuse("top-level statements moved");
+      return "top-level statements moved";
   }
-  const TopUnit &New = NewUnits[Index];
+  const TopUnit &Old = OldUnits[Index], &New = NewUnits[Index];
   if (New.Name != Old.Name)
-    return Refuse("the definition was renamed");
-  std::string_view OldBody = OldText.substr(Old.Begin, Old.End - Old.Begin);
-  std::string_view NewBody = NewText.substr(New.Begin, New.End - New.Begin);
-  if (containsAny(OldBody, FileWideWords) || containsAny(NewBody, FileWideWords))
-    return Refuse("the definition has code with file-wide effects");
-  // The new text's index: the old one with everything after the unit shifted (the unit has
-  // none of the words, before or after the edit), or a search of the new text.
-  WordIndex Words;
-  if (OldWords) {
-    Words.FileDirective = OldWords->FileDirective || containsAny(NewBody, FileDirectiveWords);
+    return "the definition was renamed";
+  OldBody = OldText.substr(Old.Begin, Old.End - Old.Begin);
+  NewBody = NewText.substr(New.Begin, New.End - New.Begin);
+  if (containsAny(OldBody, Lists.Words) || containsAny(NewBody, Lists.Words))
+    return "the definition has code with file-wide effects";
+  return {};
+}
+
+/// The new text's index: the old one with everything after the unit shifted (the unit has none
+/// of the words, before or after the edit), or a search of the new text.
+std::string_view Planner::indexNewText(const WordIndex *OldWords) {
+  if (OldWords && OldWords->Lists.Words == Lists.Words && OldWords->Lists.WholeFile == Lists.WholeFile) {
+    uint32_t OldBegin = OldUnits[Index].Begin;
+    Words.Lists = Lists;
+    Words.FileDirective = OldWords->FileDirective || containsAny(NewBody, Lists.WholeFile);
     Words.FileWide.reserve(OldWords->FileWide.size());
     for (uint32_t At : OldWords->FileWide)
-      Words.FileWide.push_back(At < Old.Begin ? At : static_cast<uint32_t>(int64_t(At) + Delta));
+      Words.FileWide.push_back(At < OldBegin ? At : static_cast<uint32_t>(int64_t(At) + E.delta()));
   } else {
-    Words = indexWords(NewText);
+    Words = indexWords(NewText, Lists);
   }
-  if (Words.FileDirective)
-    return Refuse("the file has file-wide suppressions or amp rewrites");
+  return Words.FileDirective ? "the file has code that makes every edit re-lint all of it" : "";
+}
 
-  // The units whose findings may change: the definition, then every unit naming something
-  // an affected unit binds at module level (a caller of the helper, a subclass, module code
-  // using its result, a function reading what that code binds), transitively. The search is
-  // textual (a mention in a string or comment counts too) and bounded: past the bounds the
-  // whole file costs about as much.
+/// The units whose findings may change: the definition, then every unit naming something an
+/// affected unit binds at module level (a caller of the helper, a subclass, module code using
+/// its result, a function reading what that code binds), transitively. The search is textual
+/// (a mention in a string or comment counts too) and bounded: past the bounds the whole file
+/// costs about as much.
+std::string_view Planner::findAffected() {
   constexpr size_t MaxAffected = 16, MaxNames = 32;
-  std::vector<char> Affected(NewUnits.size(), 0);
-  std::vector<size_t> AffectedList{Index};
-  Affected[Index] = 1;
+  std::vector<char> Seen(NewUnits.size(), 0);
+  Affected = {Index};
+  Seen[Index] = 1;
   size_t NamesSearched = 0;
-  for (size_t K = 0; K < AffectedList.size(); ++K) {
-    const TopUnit &A = NewUnits[AffectedList[K]];
+  for (size_t K = 0; K < Affected.size(); ++K) {
+    const TopUnit &A = NewUnits[Affected[K]];
     std::vector<std::string_view> Names;
     if (A.IsDef)
       Names.push_back(A.Name);
@@ -256,7 +267,7 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
       Names = bindings(A.Node, NewText);
     for (std::string_view Name : Names) {
       if (++NamesSearched > MaxNames)
-        return Refuse("the definition is used by too much of the file");
+        return "the definition is used by too much of the file";
       for (size_t At = findBytes(NewText, Name); At != std::string_view::npos; At = findBytes(NewText, Name, At + 1)) {
         bool Word = (At == 0 || !identChar(static_cast<unsigned char>(NewText[At - 1]))) &&
                     (At + Name.size() == NewText.size() ||
@@ -268,41 +279,47 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
         if (U == NewUnits.begin() || At >= (--U)->End)
           continue; // between statements
         size_t J = static_cast<size_t>(U - NewUnits.begin());
-        if (Affected[J])
+        if (Seen[J])
           continue;
-        if (AffectedList.size() == MaxAffected)
-          return Refuse("the definition is used by too much of the file");
-        Affected[J] = 1;
-        AffectedList.push_back(J);
+        if (Affected.size() == MaxAffected)
+          return "the definition is used by too much of the file";
+        Seen[J] = 1;
+        Affected.push_back(J);
       }
     }
   }
+  return {};
+}
 
-  // Findings elsewhere must not lean on the affected units, and must not quote line numbers
-  // that an added or removed line would change.
+/// Findings elsewhere must not lean on the affected units, and must not quote line numbers
+/// that an added or removed line would change.
+std::string_view Planner::checkOldFindings(const std::vector<Diagnostic> &OldDiags) const {
   bool LinesMoved = std::count(OldBody.begin(), OldBody.end(), '\n') != std::count(NewBody.begin(), NewBody.end(), '\n');
   auto InAffected = [&](uint32_t Off) {
-    return std::any_of(AffectedList.begin(), AffectedList.end(),
+    return std::any_of(Affected.begin(), Affected.end(),
                        [&](size_t J) { return Off >= OldUnits[J].Begin && Off < OldUnits[J].End; });
   };
   for (const Diagnostic &D : OldDiags) {
     if (InAffected(D.Range.Begin))
       continue;
-    for (size_t J : AffectedList)
+    for (size_t J : Affected)
       if (touches(D, OldUnits[J].Begin, OldUnits[J].End))
-        return Refuse("a finding elsewhere refers into the definition");
+        return "a finding elsewhere refers into the definition";
     if (LinesMoved && mentionsLine(D))
-      return Refuse("a finding elsewhere quotes a line number");
+      return "a finding elsewhere quotes a line number";
   }
+  return {};
+}
 
-  // The units the definition needs: every statement that is not a definition, every
-  // definition holding file-wide code, and the definitions it names (through the definitions
-  // and module-level assignments it reaches).
+/// The units the definition needs: every statement that is not a definition, every
+/// definition holding file-wide code, and the definitions it names (through the definitions
+/// and module-level assignments it reaches).
+void Planner::keepNeeded() {
   std::unordered_map<std::string_view, std::vector<size_t>> DefsByName;
   for (size_t I = 0; I < NewUnits.size(); ++I)
     if (NewUnits[I].IsDef)
       DefsByName[NewUnits[I].Name].push_back(I);
-  std::vector<char> Kept(NewUnits.size(), 0);
+  Kept.assign(NewUnits.size(), 0);
   std::vector<size_t> Work;
   auto keep = [&](size_t I, bool Follow) {
     if (Kept[I])
@@ -311,12 +328,11 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
     if (Follow)
       Work.push_back(I);
   };
-  for (size_t J : AffectedList)
+  for (size_t J : Affected)
     keep(J, true);
   for (size_t I = 0; I < NewUnits.size(); ++I)
     if (!NewUnits[I].IsDef)
       keep(I, NewUnits[I].IsAssignment);
-  // Definitions holding file-wide words.
   for (uint32_t At : Words.FileWide) {
     auto U = std::upper_bound(NewUnits.begin(), NewUnits.end(), At,
                               [](uint32_t Off, const TopUnit &X) { return Off < X.Begin; });
@@ -334,12 +350,15 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
           keep(J, true);
     });
   }
-  size_t KeptCount = static_cast<size_t>(std::count(Kept.begin(), Kept.end(), 1));
+}
 
+/// The new text with the units not kept blanked line by line (line breaks kept, so every
+/// offset, line and column stays), and the ranges the parser reads.
+UnitPlan Planner::mask() const {
   UnitPlan P;
   P.Masked.assign(NewText);
   for (size_t I = 0; I < NewUnits.size(); ++I)
-    if (!Kept[I]) // blank line by line, keeping the line breaks
+    if (!Kept[I])
       for (uint32_t B = NewUnits[I].Begin, End = NewUnits[I].End; B < End;) {
         const void *NL = memchr(P.Masked.data() + B, '\n', End - B);
         uint32_t Stop = NL ? static_cast<uint32_t>(static_cast<const char *>(NL) - P.Masked.data()) : End;
@@ -379,15 +398,39 @@ PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view
     Start = NewUnits[I].End;
     StartAt = At;
   }
-  P.OldEnd = Old.End;
-  P.KeptUnits = KeptCount;
-  std::sort(AffectedList.begin(), AffectedList.end());
-  for (size_t J : AffectedList) {
+  P.OldEnd = OldUnits[Index].End;
+  P.KeptUnits = static_cast<size_t>(std::count(Kept.begin(), Kept.end(), 1));
+  std::vector<size_t> Sorted = Affected;
+  std::sort(Sorted.begin(), Sorted.end());
+  for (size_t J : Sorted) {
     P.Relinted.push_back({NewUnits[J].Begin, NewUnits[J].End});
     P.OldRelinted.push_back({OldUnits[J].Begin, OldUnits[J].End});
   }
-  P.Words = std::move(Words);
-  return PlanResult{std::move(P), {}};
+  return P;
+}
+
+} // namespace
+
+PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view OldText, bool OldHadError,
+                          TSNode NewRoot, std::string_view NewText, const EditSpan &E,
+                          const std::vector<Diagnostic> &OldDiags, const Linter::FileWideWords &Lists,
+                          const WordIndex *OldWords) {
+  auto Refuse = [](std::string_view Why) { return PlanResult{std::nullopt, Why}; };
+  if (OldHadError || ts_node_has_error(NewRoot))
+    return Refuse("a syntax error");
+  Planner P{OldUnits, OldText, NewText, E, Lists, {}, 0, {}, {}, {}, {}, {}};
+  if (std::string_view Why = P.matchUnits(NewRoot); !Why.empty())
+    return Refuse(Why);
+  if (std::string_view Why = P.indexNewText(OldWords); !Why.empty())
+    return Refuse(Why);
+  if (std::string_view Why = P.findAffected(); !Why.empty())
+    return Refuse(Why);
+  if (std::string_view Why = P.checkOldFindings(OldDiags); !Why.empty())
+    return Refuse(Why);
+  P.keepNeeded();
+  UnitPlan Plan = P.mask();
+  Plan.Words = std::move(P.Words);
+  return PlanResult{std::move(Plan), {}};
 }
 
 TreePtr parseUnitPlan(const UnitPlan &P) {

@@ -3,8 +3,8 @@
 // An edit that stays inside one top-level `def` or `class` (the unit) can only change what
 // the engine says about that unit and the units that name what it binds (its callers,
 // subclasses, module code using it, and so on transitively), provided neither its old nor
-// its new text holds anything with file-wide effect (imports, `global`, DDP set-up, file
-// suppressions, ...). Those units are then linted in a copy of the file where every other
+// its new text holds anything with file-wide effect: the words the semantic model, the
+// suppressions and the analyses the enabled rules read declare (Linter::fileWideWords). Those units are then linted in a copy of the file where every other
 // definition they do not (transitively) mention is blanked to spaces (newlines kept, so
 // every byte offset, line and column is the same as in the real file); the findings outside
 // them are the previous ones, shifted past the edit. Anything the plan cannot vouch for
@@ -13,6 +13,7 @@
 #pragma once
 
 #include "diag/Diagnostic.h"
+#include "lint/Linter.h"
 #include "parse/Tree.h"
 
 #include <optional>
@@ -40,14 +41,15 @@ struct EditSpan {
   int64_t delta() const { return int64_t(NewEnd) - int64_t(OldEnd); }
 };
 
-/// Where the words with file-wide effects (see Incremental.cpp) occur in a text. A unit
-/// re-lint carries it over to the new text (only the unit changed, and it has none), so an
-/// edit does not search the whole file again.
+/// Where the words with file-wide effects occur in a text. A unit re-lint carries it over to
+/// the new text (only the unit changed, and it has none), so an edit does not search the
+/// whole file again.
 struct WordIndex {
-  std::vector<uint32_t> FileWide; // offsets, sorted
-  bool FileDirective = false;     // `disable-file` or a `torch.cuda.amp` import anywhere
+  Linter::FileWideWords Lists;    // the words searched for
+  std::vector<uint32_t> FileWide; // offsets of Lists.Words, sorted
+  bool FileDirective = false;     // one of Lists.WholeFile anywhere (`disable-file`, ...)
 };
-WordIndex indexWords(std::string_view Text);
+WordIndex indexWords(std::string_view Text, const Linter::FileWideWords &Lists);
 
 /// What to lint instead of the whole file.
 struct UnitPlan {
@@ -73,10 +75,12 @@ struct PlanResult {
 
 /// Plans the re-lint of the one unit \p E falls in. \p OldUnits and \p OldText are the
 /// document before the edit (\p OldHadError: its tree had a syntax error), \p NewRoot and \p NewText after it (reparsed); \p OldDiags are
-/// the findings of the old text; \p OldWords, when known, the old text's word index.
+/// the findings of the old text; \p Lists the words with file-wide effects for the settings
+/// the file is linted with; \p OldWords, when known, the old text's word index.
 PlanResult planUnitRelint(const std::vector<TopUnit> &OldUnits, std::string_view OldText, bool OldHadError,
                           TSNode NewRoot, std::string_view NewText, const EditSpan &E,
-                          const std::vector<Diagnostic> &OldDiags, const WordIndex *OldWords = nullptr);
+                          const std::vector<Diagnostic> &OldDiags, const Linter::FileWideWords &Lists,
+                          const WordIndex *OldWords = nullptr);
 
 /// The findings of the new text: \p OldDiags outside the re-linted units (shifted past the
 /// edit) and \p Fresh (from linting \p P's masked text) inside them, sorted as the linter

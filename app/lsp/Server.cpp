@@ -406,7 +406,7 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
   if (!D.Tree)
     return false;
   PlanResult R = planUnitRelint(OldUnits, OldText, OldHadError, ts_tree_root_node(D.Tree.get()), D.File->text(), E,
-                                D.Diags, OldWords);
+                                D.Diags, Lint.fileWideWords(S), OldWords);
   if (!R.Plan) {
     ++Stats.Refusals[std::string(R.Refusal)];
     return false;

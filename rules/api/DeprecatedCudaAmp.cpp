@@ -265,6 +265,11 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call", "decorator"}; }
+  // The fix for names imported from `torch.cuda.amp` rewrites every use in the file at once.
+  std::vector<FileWide> fileWideReads() const override {
+    static constexpr std::string_view Imports[] = {"cuda.amp", "torch.cuda import"};
+    return {FileWide{{}, Imports}};
+  }
   // The four APIs of `torch.cuda.amp`; decorators are seen as decorators.
   std::vector<std::string_view> calleeNames() const override {
     return {"autocast", "GradScaler", "custom_fwd", "custom_bwd"};

@@ -77,6 +77,7 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
   std::vector<std::string_view> calleeNames() const override { return {"load_state_dict"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {

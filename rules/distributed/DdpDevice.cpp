@@ -81,6 +81,7 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<FileWide> fileWideReads() const override { return {torch::ProcessGroup::fileWide()}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const CallFacts *Facts = Ctx.call(N.Node);

@@ -51,6 +51,7 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
   // `float(t)` and the methods that read a tensor on the host.
   std::vector<std::string_view> calleeNames() const override {
     std::vector<std::string_view> Names = torch::methodsWith(torch::HostRead);

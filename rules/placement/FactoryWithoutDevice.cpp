@@ -62,6 +62,7 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
+  std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (!Ctx.model().inRole(N.Scope, RoleForward))

@@ -40,6 +40,7 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();

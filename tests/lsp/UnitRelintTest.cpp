@@ -4,6 +4,7 @@
 // compared with a fresh whole-file server; the planner's refusals are checked one by one.
 #include "LspTestUtil.h"
 #include "TestUtil.h"
+#include "Rules.h"
 #include "lsp/Incremental.h"
 
 #include <gtest/gtest.h>
@@ -172,6 +173,20 @@ TEST(UnitRelint, RandomEditsMatchTheWholeFile) {
                                   << Why;
 }
 
+/// The file-wide words of a lint with every rule, or every rule but \p Without.
+Linter::FileWideWords wordsFor(std::string_view Without = {}) {
+  LintSettings S;
+  for (auto &R : rules::registry().rules())
+    if (R->info().Code != Without)
+      S.Enabled.emplace_back(R->info().Code);
+  std::sort(S.Enabled.begin(), S.Enabled.end());
+  return Linter(rules::registry()).fileWideWords(S);
+}
+const Linter::FileWideWords &allWords() {
+  static const Linter::FileWideWords W = wordsFor();
+  return W;
+}
+
 struct Planned {
   lsp::PlanResult R;
   std::string OldText, NewText;
@@ -192,7 +207,7 @@ Planned plan(const std::string &Old, const std::string &Find, const std::string 
   lsp::EditSpan E{static_cast<uint32_t>(B), static_cast<uint32_t>(B + Find.size()),
                   static_cast<uint32_t>(B + Replace.size())};
   P.R = lsp::planUnitRelint(Units, P.OldText, ts_node_has_error(OldRoot), ts_tree_root_node(NewTree.get()),
-                            P.NewText, E, OldDiags);
+                            P.NewText, E, OldDiags, allWords());
   return P;
 }
 
@@ -263,7 +278,7 @@ TEST(UnitRelint, RefusesWhatReachesBeyondTheDefinition) {
             "top-level statements were added or removed");
   EXPECT_EQ(plan(Script, "def unrelated", "def unrelated2").R.Refusal, "the definition was renamed");
   EXPECT_EQ(plan(Script + "# torchlint: disable-file=TL101\n", "return 1", "return 2").R.Refusal,
-            "the file has file-wide suppressions or amp rewrites");
+            "the file has code that makes every edit re-lint all of it");
   // A finding elsewhere whose note points into the definition.
   Diagnostic D;
   D.Code = "TL102";
@@ -276,6 +291,25 @@ TEST(UnitRelint, RefusesWhatReachesBeyondTheDefinition) {
   D.Message = "on cuda (moved at line 15)";
   EXPECT_TRUE(plan(Script, "return 1", "return 2", {D}).R.Plan);
   EXPECT_EQ(plan(Script, "return 1", "x = 0\n    return 1", {D}).R.Refusal, "a finding elsewhere quotes a line number");
+}
+
+TEST(UnitRelint, FileWideWordsAreWhatTheEnabledRulesRead) {
+  auto Has = [](const std::vector<std::string_view> &L, std::string_view W) {
+    return std::find(L.begin(), L.end(), W) != L.end();
+  };
+  const Linter::FileWideWords &All = allWords();
+  EXPECT_TRUE(Has(All.Words, "import"));             // the semantic model's
+  EXPECT_TRUE(Has(All.Words, "set_default_device")); // the device flow's
+  EXPECT_TRUE(Has(All.Words, "init_process_group")); // the process group's (TL105, TL106, TL402)
+  EXPECT_TRUE(Has(All.WholeFile, "disable-file"));   // the suppressions'
+  EXPECT_TRUE(Has(All.WholeFile, "cuda.amp"));       // TL701's rewrite of every use
+  EXPECT_FALSE(Has(wordsFor("TL701").WholeFile, "cuda.amp"));
+  LintSettings Only;
+  Only.Enabled = {"TL301"}; // reads no file-wide analysis
+  Linter::FileWideWords Few = Linter(rules::registry()).fileWideWords(Only);
+  EXPECT_FALSE(Has(Few.Words, "init_process_group"));
+  EXPECT_FALSE(Has(Few.Words, "set_default_device"));
+  EXPECT_TRUE(Has(Few.Words, "import"));
 }
 
 TEST(UnitRelint, ShiftsTheFindingsAfterTheEdit) {
