@@ -119,14 +119,22 @@ bool validSelectors(const Registry &R, const std::vector<std::string> &List, con
   return true;
 }
 
-int check(const Registry &R) {
-  auto Fmt = parseFormat(FormatOpt);
-  if (!Fmt)
-    return fail("--format: unknown format `" + FormatOpt + "` (text, concise, json, sarif, github, gitlab, junit)");
+/// What one `check` run produced: each file's outcome, the fixes with --fix or --diff, and the
+/// errors to report.
+struct CheckRun {
+  std::vector<FileOutcome> Outcomes;
+  std::vector<FixedFile> Fixed; // with --fix or --diff, beside Outcomes
+  std::vector<std::string> Errors;
+  FixOptions FixOpts;
+  bool Stdin = false;
+};
+
+/// The command line's selections, validated against the registry.
+std::optional<CliOptions> cliOptions(const Registry &R) {
   if (!validSelectors(R, SelectOpt, "select") || !validSelectors(R, IgnoreOpt, "ignore") ||
       !validSelectors(R, ExtendSelectOpt, "extend-select") || !validSelectors(R, FixableOpt, "fixable") ||
       !validSelectors(R, UnfixableOpt, "unfixable"))
-    return ExitError;
+    return std::nullopt;
   CliOptions Cli;
   if (SelectOpt.getNumOccurrences())
     Cli.Select = std::vector<std::string>(SelectOpt.begin(), SelectOpt.end());
@@ -136,116 +144,112 @@ int check(const Registry &R) {
     Cli.Fixable = std::vector<std::string>(FixableOpt.begin(), FixableOpt.end());
   Cli.Unfixable.assign(UnfixableOpt.begin(), UnfixableOpt.end());
   if (!ConfigOpt.empty()) {
-    if (!llvm::sys::fs::exists(ConfigOpt))
-      return fail("--config: " + ConfigOpt + ": no such file");
+    if (!llvm::sys::fs::exists(ConfigOpt)) {
+      fail("--config: " + ConfigOpt + ": no such file");
+      return std::nullopt;
+    }
     Cli.ConfigFile = ConfigOpt;
   }
-  ConfigResolver Resolver(R, Cli);
-  Linter L(R);
-  std::vector<FileOutcome> Outcomes;
-  std::vector<std::string> Errors;
-  FixOptions FixOpts;
-  FixOpts.Level = UnsafeFixes ? Applicability::Unsafe : Applicability::Safe;
-  const bool Fixing = FixOpt || DiffOpt;
-  std::vector<FixedFile> Fixed; // with --fix or --diff, beside Outcomes
+  return Cli;
+}
 
-  std::vector<std::string> Inputs(Paths.begin(), Paths.end());
-  bool Stdin = !StdinFilename.empty() && (Inputs.empty() || (Inputs.size() == 1 && Inputs[0] == "-"));
-  if (!Stdin && Inputs.size() == 1 && Inputs[0] == "-")
-    Stdin = true;
-  if (Stdin) {
-    std::string Name = StdinFilename.empty() ? std::string("-") : std::string(StdinFilename);
-    auto Buf = llvm::MemoryBuffer::getSTDIN();
-    if (!Buf)
-      return fail("cannot read stdin: " + Buf.getError().message());
-    auto Cfg = Resolver.forPath(Name == "-" ? std::string(".") : Name);
-    if (!Cfg)
-      return fail(llvm::toString(Cfg.takeError()));
-    bool Excluded = ForceExclude && Resolver.isExcluded(**Cfg, Name);
-    FixOpts.Fixable = Resolver.fixableFor(**Cfg);
-    if (Fixing) {
-      Fixed.push_back(Excluded ? FixedFile{} : fixSource(Name, (*Buf)->getBuffer().str(), L,
-                                                          Resolver.settingsFor(**Cfg, Name), FixOpts));
-      if (Excluded)
-        Fixed.back().Before = Fixed.back().After = (*Buf)->getBuffer().str();
-      if (FixOpt && !DiffOpt) {
-        // Like Ruff: the fixed source on stdout (the input unchanged when it could not be
-        // fixed or is excluded), the report on stderr.
-        const FixedFile &F = Fixed.back();
-        llvm::outs() << (F.Outcome.Error.empty() && F.Errors.empty() ? F.After : (*Buf)->getBuffer().str());
-        llvm::outs().flush();
-      }
-      if (!Excluded)
-        Outcomes.push_back(Fixed.back().Outcome);
-      else
-        Fixed.clear();
-    } else if (!Excluded) {
-      Outcomes.push_back(lintSource(Name, (*Buf)->getBuffer().str(), L, Resolver.settingsFor(**Cfg, Name)));
-      narrowFixes(Outcomes.back().Diagnostics, FixOpts);
-    }
-  } else {
-    if (Inputs.empty())
-      Inputs.push_back(".");
-    Discovery D = discoverFiles(Inputs, Resolver, ForceExclude);
-    Errors = std::move(D.Errors);
-    unsigned J = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
-    if (Fixing) {
-      // The fix path reads every file and writes some: the result cache is not used.
-      Fixed = fixFiles(D.Files, L, Resolver, FixOpts, /*Write=*/!DiffOpt, J);
-      for (auto &F : Fixed)
-        Outcomes.push_back(F.Outcome);
-    } else {
-      std::optional<ResultCache> Cache;
-      if (!NoCache) {
-        const char *Env = std::getenv("TORCHLINT_CACHE_DIR");
-        std::string Dir = !CacheDir.empty() ? std::string(CacheDir) : Env && *Env ? Env : ".torchlint_cache";
-        Cache = ResultCache::load(Dir, toolKey(Version));
-      }
-      Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr);
-      if (Cache)
-        if (std::string Why = Cache->save(); !Why.empty())
-          llvm::WithColor::warning(llvm::errs(), "torchlint") << "cannot write the cache: " << Why << "\n";
-      // `fixable`/`unfixable`: the fixes of other codes are shown but not marked [*].
-      for (size_t I = 0; I < Outcomes.size() && I < D.Files.size(); ++I) {
-        FixOptions Narrow;
-        Narrow.Fixable = Resolver.fixableFor(*D.Files[I].Cfg);
-        narrowFixes(Outcomes[I].Diagnostics, Narrow);
-      }
-    }
+/// `--stdin-filename` or `-`: one source from stdin. Returns false after reporting an error.
+bool checkStdin(ConfigResolver &Resolver, const Linter &L, CheckRun &Run) {
+  bool Fixing = FixOpt || DiffOpt;
+  std::string Name = StdinFilename.empty() ? std::string("-") : std::string(StdinFilename);
+  auto Buf = llvm::MemoryBuffer::getSTDIN();
+  if (!Buf) {
+    fail("cannot read stdin: " + Buf.getError().message());
+    return false;
   }
-  for (const auto &O : Outcomes)
-    if (!O.Error.empty())
-      Errors.push_back(O.Path + ": " + O.Error);
-  size_t FixCount = 0;
-  bool Changed = false;
-  for (const auto &F : Fixed) {
-    Errors.insert(Errors.end(), F.Errors.begin(), F.Errors.end());
-    for (auto &[Code, N] : F.Applied)
-      FixCount += N;
-    Changed |= F.changed();
+  auto Cfg = Resolver.forPath(Name == "-" ? std::string(".") : Name);
+  if (!Cfg) {
+    fail(llvm::toString(Cfg.takeError()));
+    return false;
   }
-  if (DiffOpt) {
-    // Like Ruff: the diffs on stdout, nothing written, a count on stderr; exit 1 when
-    // something would change.
-    std::string Diffs;
-    for (const auto &F : Fixed)
-      Diffs += unifiedDiff(F.Outcome.Path, F.Before, F.After);
-    llvm::outs() << Diffs;
+  bool Excluded = ForceExclude && Resolver.isExcluded(**Cfg, Name);
+  Run.FixOpts.Fixable = Resolver.fixableFor(**Cfg);
+  std::string Source = (*Buf)->getBuffer().str();
+  if (!Fixing) {
+    if (!Excluded) {
+      Run.Outcomes.push_back(lintSource(Name, Source, L, Resolver.settingsFor(**Cfg, Name)));
+      narrowFixes(Run.Outcomes.back().Diagnostics, Run.FixOpts);
+    }
+    return true;
+  }
+  Run.Fixed.push_back(Excluded ? FixedFile{} : fixSource(Name, Source, L, Resolver.settingsFor(**Cfg, Name), Run.FixOpts));
+  if (Excluded)
+    Run.Fixed.back().Before = Run.Fixed.back().After = Source;
+  if (FixOpt && !DiffOpt) {
+    // Like Ruff: the fixed source on stdout (the input unchanged when it could not be fixed or
+    // is excluded), the report on stderr.
+    const FixedFile &F = Run.Fixed.back();
+    llvm::outs() << (F.Outcome.Error.empty() && F.Errors.empty() ? F.After : Source);
     llvm::outs().flush();
-    for (const auto &E : Errors)
-      fail(E);
-    if (FixCount)
-      llvm::errs() << "Would fix " << FixCount << (FixCount == 1 ? " error" : " errors") << ".\n";
-    else
-      llvm::errs() << "No errors would be fixed.\n";
-    if (!Errors.empty())
-      return ExitError;
-    return Changed ? ExitFindings : ExitClean;
   }
+  if (!Excluded)
+    Run.Outcomes.push_back(Run.Fixed.back().Outcome);
+  else
+    Run.Fixed.clear();
+  return true;
+}
 
+/// Files and folders: discovered, then linted (through the result cache) or fixed.
+void checkPaths(std::vector<std::string> Inputs, ConfigResolver &Resolver, const Linter &L, CheckRun &Run) {
+  if (Inputs.empty())
+    Inputs.push_back(".");
+  Discovery D = discoverFiles(Inputs, Resolver, ForceExclude);
+  Run.Errors = std::move(D.Errors);
+  unsigned J = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
+  if (FixOpt || DiffOpt) {
+    // The fix path reads every file and writes some: the result cache is not used.
+    Run.Fixed = fixFiles(D.Files, L, Resolver, Run.FixOpts, /*Write=*/!DiffOpt, J);
+    for (auto &F : Run.Fixed)
+      Run.Outcomes.push_back(F.Outcome);
+    return;
+  }
+  std::optional<ResultCache> Cache;
+  if (!NoCache) {
+    const char *Env = std::getenv("TORCHLINT_CACHE_DIR");
+    std::string Dir = !CacheDir.empty() ? std::string(CacheDir) : Env && *Env ? Env : ".torchlint_cache";
+    Cache = ResultCache::load(Dir, toolKey(Version));
+  }
+  Run.Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr);
+  if (Cache)
+    if (std::string Why = Cache->save(); !Why.empty())
+      llvm::WithColor::warning(llvm::errs(), "torchlint") << "cannot write the cache: " << Why << "\n";
+  // `fixable`/`unfixable`: the fixes of other codes are shown but not marked [*].
+  for (size_t I = 0; I < Run.Outcomes.size() && I < D.Files.size(); ++I) {
+    FixOptions Narrow;
+    Narrow.Fixable = Resolver.fixableFor(*D.Files[I].Cfg);
+    narrowFixes(Run.Outcomes[I].Diagnostics, Narrow);
+  }
+}
+
+/// --diff, like Ruff: the diffs on stdout, nothing written, a count on stderr; exit 1 when
+/// something would change.
+int printDiffs(const CheckRun &Run, size_t FixCount, bool Changed) {
+  std::string Diffs;
+  for (const auto &F : Run.Fixed)
+    Diffs += unifiedDiff(F.Outcome.Path, F.Before, F.After);
+  llvm::outs() << Diffs;
+  llvm::outs().flush();
+  for (const auto &E : Run.Errors)
+    fail(E);
+  if (FixCount)
+    llvm::errs() << "Would fix " << FixCount << (FixCount == 1 ? " error" : " errors") << ".\n";
+  else
+    llvm::errs() << "No errors would be fixed.\n";
+  if (!Run.Errors.empty())
+    return ExitError;
+  return Changed ? ExitFindings : ExitClean;
+}
+
+/// The report in the chosen format, and the exit status.
+int report(const Registry &R, Format Fmt, const CheckRun &Run, size_t FixCount) {
   std::unique_ptr<llvm::raw_fd_ostream> File;
   // With --fix on stdin, stdout carries the fixed source.
-  llvm::raw_ostream *OS = Stdin && FixOpt ? &llvm::errs() : &llvm::outs();
+  llvm::raw_ostream *OS = Run.Stdin && FixOpt ? &llvm::errs() : &llvm::outs();
   if (!OutputFile.empty()) {
     std::error_code EC;
     File = std::make_unique<llvm::raw_fd_ostream>(OutputFile, EC, llvm::sys::fs::OF_Text);
@@ -255,23 +259,58 @@ int check(const Registry &R) {
   }
   ReportOptions RO;
   RO.Version = Version;
-  RO.FixLevel = FixOpts.Level;
+  RO.FixLevel = Run.FixOpts.Level;
   RO.Fixed = FixCount;
   RO.Color = !File && !std::getenv("NO_COLOR") && llvm::WithColor(*OS).colorsEnabled();
-  for (const auto &E : Errors)
+  for (const auto &E : Run.Errors)
     fail(E);
-  if (Statistics && (*Fmt == Format::Text || *Fmt == Format::Concise))
-    writeStatistics(*OS, Outcomes, R, RO);
+  if (Statistics && (Fmt == Format::Text || Fmt == Format::Concise))
+    writeStatistics(*OS, Run.Outcomes, R, RO);
   else
-    writeReport(*Fmt, *OS, Outcomes, R, RO);
+    writeReport(Fmt, *OS, Run.Outcomes, R, RO);
   OS->flush();
-
   size_t Findings = 0;
-  for (const auto &O : Outcomes)
+  for (const auto &O : Run.Outcomes)
     Findings += O.Diagnostics.size();
-  if (!Errors.empty())
+  if (!Run.Errors.empty())
     return ExitError;
   return Findings && !ExitZero ? ExitFindings : ExitClean;
+}
+
+int check(const Registry &R) {
+  auto Fmt = parseFormat(FormatOpt);
+  if (!Fmt)
+    return fail("--format: unknown format `" + FormatOpt + "` (text, concise, json, sarif, github, gitlab, junit)");
+  std::optional<CliOptions> Cli = cliOptions(R);
+  if (!Cli)
+    return ExitError;
+  ConfigResolver Resolver(R, *Cli);
+  Linter L(R);
+  CheckRun Run;
+  Run.FixOpts.Level = UnsafeFixes ? Applicability::Unsafe : Applicability::Safe;
+  std::vector<std::string> Inputs(Paths.begin(), Paths.end());
+  Run.Stdin = (!StdinFilename.empty() && (Inputs.empty() || (Inputs.size() == 1 && Inputs[0] == "-"))) ||
+              (Inputs.size() == 1 && Inputs[0] == "-");
+  if (Run.Stdin) {
+    if (!checkStdin(Resolver, L, Run))
+      return ExitError;
+  } else {
+    checkPaths(std::move(Inputs), Resolver, L, Run);
+  }
+  for (const auto &O : Run.Outcomes)
+    if (!O.Error.empty())
+      Run.Errors.push_back(O.Path + ": " + O.Error);
+  size_t FixCount = 0;
+  bool Changed = false;
+  for (const auto &F : Run.Fixed) {
+    Run.Errors.insert(Run.Errors.end(), F.Errors.begin(), F.Errors.end());
+    for (auto &[Code, N] : F.Applied)
+      FixCount += N;
+    Changed |= F.changed();
+  }
+  if (DiffOpt)
+    return printDiffs(Run, FixCount, Changed);
+  return report(R, *Fmt, Run, FixCount);
 }
 
 } // namespace

@@ -143,6 +143,140 @@ std::string displayPath(const std::string &Real, const std::string &Cwd) {
   return Real;
 }
 
+/// The command to run: the interpreter with its own flags, then the script and its arguments.
+struct Command {
+  std::vector<std::string> Interp; // `python3 -W ignore`
+  std::string Python;              // the interpreter, found on PATH
+  std::string Script;
+  std::vector<std::string> ScriptArgs;
+};
+
+/// `python [flags] SCRIPT ARGS`, or just `SCRIPT ARGS` (run with python3). An error message, or
+/// empty.
+std::string readCommand(const Options &O, Command &C) {
+  size_t ScriptAt = 0;
+  if (llvm::StringRef(O.Command[0]).endswith(".py")) {
+    C.Interp.push_back("python3");
+  } else {
+    C.Interp.push_back(O.Command[0]);
+    ScriptAt = 1;
+    while (ScriptAt < O.Command.size() && llvm::StringRef(O.Command[ScriptAt]).startswith("-")) {
+      if (O.Command[ScriptAt] == "-m" || O.Command[ScriptAt] == "-c")
+        return "`python " + O.Command[ScriptAt] + "` is not supported: name the script file";
+      C.Interp.push_back(O.Command[ScriptAt++]);
+    }
+  }
+  if (ScriptAt >= O.Command.size())
+    return "no script to run after `" + O.Command[0] + "`";
+  C.Script = O.Command[ScriptAt];
+  C.ScriptArgs.assign(O.Command.begin() + ScriptAt + 1, O.Command.end());
+  if (!llvm::sys::fs::is_regular_file(C.Script))
+    return C.Script + ": no such file";
+  C.Python = C.Interp[0];
+  if (C.Python.find('/') == std::string::npos) {
+    auto Found = llvm::sys::findProgramByName(C.Python);
+    if (!Found)
+      return "cannot find `" + C.Python + "` on PATH";
+    C.Python = *Found;
+  }
+  return {};
+}
+
+/// The static pass: the script, then (after the run) every file of the user's tree that ran or
+/// holds an event, each once.
+struct StaticPass {
+  const Registry &Reg;
+  ConfigResolver Resolver{Reg, CliOptions{}};
+  Linter L{Reg};
+  std::vector<FileOutcome> Outcomes;
+  std::vector<std::string> Reals; // beside Outcomes
+  std::vector<std::string> Errors;
+
+  void lint(const std::string &Display, const std::string &Real) {
+    if (std::find(Reals.begin(), Reals.end(), Real) != Reals.end())
+      return;
+    auto Cfg = Resolver.forPath(Display);
+    if (!Cfg) {
+      Errors.push_back(llvm::toString(Cfg.takeError()));
+      return;
+    }
+    Outcomes.push_back(lintPath(Display, L, Resolver.settingsFor(**Cfg, Display)));
+    if (!Outcomes.back().Error.empty())
+      Errors.push_back(Display + ": " + Outcomes.back().Error);
+    Reals.push_back(Real);
+  }
+};
+
+/// Runs the script under the tracer, which writes its events to a temporary file; the
+/// interpreter's output goes to stderr once it has ended. An error message, or empty.
+std::string trace(const Command &C, const Options &O, const std::string &Tracer, const std::string &Root,
+                  RuntimeRun &Out) {
+  llvm::SmallString<128> Events, Log;
+  if (llvm::sys::fs::createTemporaryFile("torchlint-confirm", "json", Events) ||
+      llvm::sys::fs::createTemporaryFile("torchlint-confirm", "log", Log))
+    return "cannot create a temporary file";
+  llvm::FileRemover RemoveEvents(Events), RemoveLog(Log);
+
+  std::vector<std::string> Args = C.Interp;
+  Args[0] = C.Python;
+  for (std::string A : {Tracer + "/torchlint_trace.py", std::string("--out"), std::string(Events),
+                        std::string("--root"), Root, std::string("--max-steps"), std::to_string(O.MaxSteps),
+                        std::string("--timeout"), std::to_string(O.Timeout), std::string("--virtual-cuda"),
+                        std::to_string(O.VirtualCuda), C.Script})
+    Args.push_back(A);
+  Args.insert(Args.end(), C.ScriptArgs.begin(), C.ScriptArgs.end());
+  std::vector<llvm::StringRef> ArgRefs(Args.begin(), Args.end());
+  std::string LogPath(Log);
+  OptionalPath Redirects[] = {OptionalPath(llvm::StringRef("/dev/null")), OptionalPath(llvm::StringRef(LogPath)),
+                              OptionalPath(llvm::StringRef(LogPath))};
+  std::string ExecError;
+  bool ExecFailed = false;
+  // The tracer stops itself at --timeout; the hard limit only catches a hung interpreter.
+  unsigned Limit = O.Timeout ? O.Timeout + 60 : 0;
+  int Rc = llvm::sys::ExecuteAndWait(C.Python, ArgRefs, {}, Redirects, Limit, 0, &ExecError, &ExecFailed);
+  if (auto Buf = llvm::MemoryBuffer::getFile(LogPath); Buf && (*Buf)->getBufferSize())
+    llvm::errs() << (*Buf)->getBuffer();
+  if (ExecFailed)
+    return "cannot run " + C.Python + ": " + ExecError;
+  auto Text = llvm::MemoryBuffer::getFile(std::string(Events));
+  if (!Text || (*Text)->getBufferSize() == 0)
+    return "the script did not run (" + (ExecError.empty() ? "exit status " + std::to_string(Rc) : ExecError) +
+           "); is torch installed for " + C.Python + "?";
+  auto Run = parseRuntimeRun((*Text)->getBuffer());
+  if (!Run)
+    return llvm::toString(Run.takeError());
+  if (!Run->Started || Rc == TracerCannotRun)
+    return Run->Error.empty() ? std::string("the script did not start") : Run->Error;
+  Out = std::move(*Run);
+  return {};
+}
+
+/// The run's summary, on stderr so that stdout stays a clean report in every format. Returns
+/// the number of findings with each verdict.
+std::map<VerdictKind, unsigned> summarize(const std::vector<FileOutcome> &Outcomes, const RuntimeRun &Run,
+                                          const std::string &Script, const std::string &Tracer) {
+  std::map<VerdictKind, unsigned> Count;
+  for (const auto &FO : Outcomes)
+    for (const auto &D : FO.Diagnostics)
+      if (D.Verdict)
+        ++Count[D.Verdict->Kind];
+  llvm::errs() << llvm::formatv("torchlint confirm: ran {0} under torch {1}{2}: {3} optimizer step(s), stopped: {4}, "
+                                "{5:f1} s\n",
+                                Script, Run.Torch,
+                                Run.VirtualCuda ? " with " + std::to_string(Run.VirtualCuda) + " virtual CUDA device(s)"
+                                                : std::string(),
+                                Run.Steps, Run.Stopped, Run.ElapsedS);
+  llvm::errs() << "torchlint confirm: tracer " << Tracer << "\n";
+  if (!Run.Exception.empty())
+    llvm::errs() << "torchlint confirm: the run ended with " << Run.Exception << "\n";
+  if (!Run.Note.empty())
+    llvm::errs() << "torchlint confirm: note: " << Run.Note << "\n";
+  llvm::errs() << llvm::formatv("torchlint confirm: {0} confirmed, {1} not reproduced, {2} not reached, {3} runtime-only\n",
+                                Count[VerdictKind::Confirmed], Count[VerdictKind::NotReproduced],
+                                Count[VerdictKind::NotReached], Count[VerdictKind::RuntimeOnly]);
+  return Count;
+}
+
 } // namespace
 
 int confirmMain(const Registry &Reg, int Argc, char **Argv) {
@@ -159,33 +293,9 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   auto Fmt = parseFormat(O.Format);
   if (!Fmt)
     return fail("--format: unknown format `" + O.Format + "`");
-
-  // `python [flags] SCRIPT ARGS`, or just `SCRIPT ARGS` (run with python3).
-  std::vector<std::string> Interp;
-  size_t ScriptAt = 0;
-  if (llvm::StringRef(O.Command[0]).endswith(".py")) {
-    Interp.push_back("python3");
-  } else {
-    Interp.push_back(O.Command[0]);
-    ScriptAt = 1;
-    while (ScriptAt < O.Command.size() && llvm::StringRef(O.Command[ScriptAt]).startswith("-")) {
-      if (O.Command[ScriptAt] == "-m" || O.Command[ScriptAt] == "-c")
-        return fail("`python " + O.Command[ScriptAt] + "` is not supported: name the script file");
-      Interp.push_back(O.Command[ScriptAt++]);
-    }
-  }
-  if (ScriptAt >= O.Command.size())
-    return fail("no script to run after `" + O.Command[0] + "`");
-  const std::string Script = O.Command[ScriptAt];
-  if (!llvm::sys::fs::is_regular_file(Script))
-    return fail(Script + ": no such file");
-  std::string Python = Interp[0];
-  if (Python.find('/') == std::string::npos) {
-    auto Found = llvm::sys::findProgramByName(Python);
-    if (!Found)
-      return fail("cannot find `" + Python + "` on PATH");
-    Python = *Found;
-  }
+  Command C;
+  if (std::string Err = readCommand(O, C); !Err.empty())
+    return fail(Err);
   std::string Tracer = findTracer();
   if (Tracer.empty())
     return fail("cannot find the tracer (share/torchlint/python beside the binary, or $TORCHLINT_TRACER_DIR)");
@@ -193,79 +303,25 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   llvm::SmallString<256> CwdBuf;
   llvm::sys::fs::current_path(CwdBuf);
   std::string Cwd = realPath(std::string(CwdBuf));
-  std::string ScriptReal = realPath(Script);
+  std::string ScriptReal = realPath(C.Script);
   std::string Root(llvm::sys::path::parent_path(ScriptReal));
 
-  // The static pass first: the script, then (after the run) every file of the user's tree
-  // that ran or holds an event.
-  ConfigResolver Resolver(Reg, CliOptions{});
-  Linter L(Reg);
-  std::vector<FileOutcome> Outcomes;
-  std::vector<std::string> Reals;
-  std::vector<std::string> Errors;
-  auto Lint = [&](const std::string &Display, const std::string &Real) {
-    if (std::find(Reals.begin(), Reals.end(), Real) != Reals.end())
-      return;
-    auto Cfg = Resolver.forPath(Display);
-    if (!Cfg) {
-      Errors.push_back(llvm::toString(Cfg.takeError()));
-      return;
-    }
-    Outcomes.push_back(lintPath(Display, L, Resolver.settingsFor(**Cfg, Display)));
-    if (!Outcomes.back().Error.empty())
-      Errors.push_back(Display + ": " + Outcomes.back().Error);
-    Reals.push_back(Real);
-  };
-  Lint(Script, ScriptReal);
-
-  llvm::SmallString<128> Events, Log;
-  if (llvm::sys::fs::createTemporaryFile("torchlint-confirm", "json", Events) ||
-      llvm::sys::fs::createTemporaryFile("torchlint-confirm", "log", Log))
-    return fail("cannot create a temporary file");
-  llvm::FileRemover RemoveEvents(Events), RemoveLog(Log);
-
-  std::vector<std::string> Args = Interp;
-  Args[0] = Python;
-  for (std::string A : {Tracer + "/torchlint_trace.py", std::string("--out"), std::string(Events),
-                        std::string("--root"), Root, std::string("--max-steps"), std::to_string(O.MaxSteps),
-                        std::string("--timeout"), std::to_string(O.Timeout), std::string("--virtual-cuda"),
-                        std::to_string(O.VirtualCuda), Script})
-    Args.push_back(A);
-  Args.insert(Args.end(), O.Command.begin() + ScriptAt + 1, O.Command.end());
-  std::vector<llvm::StringRef> ArgRefs(Args.begin(), Args.end());
-  std::string LogPath(Log);
-  OptionalPath Redirects[] = {OptionalPath(llvm::StringRef("/dev/null")), OptionalPath(llvm::StringRef(LogPath)),
-                              OptionalPath(llvm::StringRef(LogPath))};
-  std::string ExecError;
-  bool ExecFailed = false;
-  // The tracer stops itself at --timeout; the hard limit only catches a hung interpreter.
-  unsigned Limit = O.Timeout ? O.Timeout + 60 : 0;
-  int Rc = llvm::sys::ExecuteAndWait(Python, ArgRefs, {}, Redirects, Limit, 0, &ExecError, &ExecFailed);
-  if (auto Buf = llvm::MemoryBuffer::getFile(LogPath); Buf && (*Buf)->getBufferSize())
-    llvm::errs() << (*Buf)->getBuffer();
-  if (ExecFailed)
-    return fail("cannot run " + Python + ": " + ExecError);
-  auto Text = llvm::MemoryBuffer::getFile(std::string(Events));
-  if (!Text || (*Text)->getBufferSize() == 0)
-    return fail("the script did not run (" + (ExecError.empty() ? "exit status " + std::to_string(Rc) : ExecError) +
-                "); is torch installed for " + Python + "?");
-  auto Run = parseRuntimeRun((*Text)->getBuffer());
-  if (!Run)
-    return fail(llvm::toString(Run.takeError()));
-  if (!Run->Started || Rc == TracerCannotRun)
-    return fail(Run->Error.empty() ? std::string("the script did not start") : Run->Error);
-
+  StaticPass Static{Reg};
+  Static.lint(C.Script, ScriptReal);
+  RuntimeRun Run;
+  if (std::string Err = trace(C, O, Tracer, Root, Run); !Err.empty())
+    return fail(Err);
   std::vector<std::string> More;
-  for (const auto &[File, Lines] : Run->Coverage)
+  for (const auto &[File, Lines] : Run.Coverage)
     More.push_back(File);
-  for (const auto &E : Run->Events)
+  for (const auto &E : Run.Events)
     More.push_back(E.File);
   std::sort(More.begin(), More.end());
   More.erase(std::unique(More.begin(), More.end()), More.end());
   for (const auto &Real : More)
     if (llvm::StringRef(Real).startswith(Root + "/") && llvm::sys::fs::is_regular_file(Real))
-      Lint(displayPath(Real, Cwd), Real);
-  joinRun(Outcomes, Reals, *Run);
+      Static.lint(displayPath(Real, Cwd), Real);
+  joinRun(Static.Outcomes, Static.Reals, Run);
 
   std::unique_ptr<llvm::raw_fd_ostream> File;
   llvm::raw_ostream *OS = &llvm::outs();
@@ -276,33 +332,12 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
       return fail("--output-file: " + O.OutputFile + ": " + EC.message());
     OS = File.get();
   }
-  for (const auto &E : Errors)
+  for (const auto &E : Static.Errors)
     llvm::WithColor::warning(llvm::errs(), "torchlint") << E << "\n";
-
-  std::map<VerdictKind, unsigned> Count;
-  for (const auto &FO : Outcomes)
-    for (const auto &D : FO.Diagnostics)
-      if (D.Verdict)
-        ++Count[D.Verdict->Kind];
-  // The run's summary goes to stderr so that stdout stays a clean report in every format.
-  llvm::errs() << llvm::formatv("torchlint confirm: ran {0} under torch {1}{2}: {3} optimizer step(s), stopped: {4}, "
-                                "{5:f1} s\n",
-                                Script, Run->Torch,
-                                Run->VirtualCuda ? " with " + std::to_string(Run->VirtualCuda) + " virtual CUDA device(s)"
-                                                 : std::string(),
-                                Run->Steps, Run->Stopped, Run->ElapsedS);
-  llvm::errs() << "torchlint confirm: tracer " << Tracer << "\n";
-  if (!Run->Exception.empty())
-    llvm::errs() << "torchlint confirm: the run ended with " << Run->Exception << "\n";
-  if (!Run->Note.empty())
-    llvm::errs() << "torchlint confirm: note: " << Run->Note << "\n";
-  llvm::errs() << llvm::formatv("torchlint confirm: {0} confirmed, {1} not reproduced, {2} not reached, {3} runtime-only\n",
-                                Count[VerdictKind::Confirmed], Count[VerdictKind::NotReproduced],
-                                Count[VerdictKind::NotReached], Count[VerdictKind::RuntimeOnly]);
-
+  std::map<VerdictKind, unsigned> Count = summarize(Static.Outcomes, Run, C.Script, Tracer);
   ReportOptions RO;
   RO.Version = TORCHLINT_PROBE_VERSION;
-  writeReport(*Fmt, *OS, Outcomes, Reg, RO);
+  writeReport(*Fmt, *OS, Static.Outcomes, Reg, RO);
   OS->flush();
   return Count[VerdictKind::Confirmed] + Count[VerdictKind::RuntimeOnly] ? ExitConfirmed : ExitClean;
 }
