@@ -215,6 +215,14 @@ ApiFacts classifyTorch(std::string_view Rest) {
   return {};
 }
 
+std::vector<std::string_view> lastNamesOf(Api Kind) {
+  std::vector<std::string_view> Out;
+  for (const Entry &E : TorchFunctions)
+    if (E.Kind == Kind && std::find(Out.begin(), Out.end(), lastComponent(E.Name)) == Out.end())
+      Out.push_back(lastComponent(E.Name));
+  return Out;
+}
+
 ApiFacts classify(std::string_view Q) {
   if (startsWith(Q, "torch."))
     return classifyTorch(Q.substr(6));
@@ -527,6 +535,10 @@ DeviceString parseDeviceString(std::string_view S) {
     }
   }
   return D;
+}
+
+bool combinesTensors(std::string_view Op) {
+  return Op == "+" || Op == "-" || Op == "*" || Op == "/" || Op == "@" || Op == "//" || Op == "%";
 }
 
 bool isCudaApi(std::string_view Q) {

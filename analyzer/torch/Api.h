@@ -73,6 +73,9 @@ struct ApiFacts {
 ApiFacts classify(std::string_view Qualified);
 /// classify() of `torch.` + \p Name, without building the string (for text prefilters).
 ApiFacts classifyTorch(std::string_view Name);
+/// The last components of the `torch` names of kind \p Kind in the table (`autocast`,
+/// `GradScaler`... for Api::DeprecatedAmp), each once: what a call of one is spelt with.
+std::vector<std::string_view> lastNamesOf(Api Kind);
 
 /// What a method call `x.name(...)` does when `x` is a tensor or a module.
 enum MethodBit : uint32_t {
@@ -124,6 +127,10 @@ struct DeviceString {
   bool LooksLikeDevice = false; // invalid, but meant as a device ("gpu", "Cuda:0")
 };
 DeviceString parseDeviceString(std::string_view S);
+
+/// Whether a binary operator combines its tensor operands elementwise or by matrix product
+/// (`+`, `-`, `*`, `/`, `//`, `%`, `@`): they must then share a device.
+bool combinesTensors(std::string_view Op);
 
 /// Whether a qualified name is CUDA's own API (`torch.cuda.*`, `torch.backends.cudnn.*`,
 /// `torch._cudnn_*`): code that is about CUDA by definition.

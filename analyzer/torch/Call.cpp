@@ -2,6 +2,7 @@
 #include "torch/Call.h"
 
 #include "source/Strings.h"
+#include "torch/Read.h"
 
 namespace torchlint {
 
@@ -21,6 +22,19 @@ TSNode CallFacts::receiver(std::string_view Name) const {
   if (Q == "torch" || startsWith(Q, "torch."))
     return TSNode{};
   return P->Object;
+}
+
+Placement CallFacts::placement() const {
+  Placement P;
+  if (TSNode R = receiver("to"); !ts_node_is_null(R)) {
+    P = {Placement::Form::To, R, torch::readTo(args(), *Model).Device};
+  } else if (TSNode R = receiver("cuda"); !ts_node_is_null(R)) {
+    P = {Placement::Form::Cuda, R, args().argUnlessSplat("device", 0)};
+  } else if (startsWith(Qualified, "torch.") && !torch::isCudaApi(Qualified)) {
+    if (TSNode D = keyword("device"); !ts_node_is_null(D))
+      P = {Placement::Form::Keyword, TSNode{}, D};
+  }
+  return P;
 }
 
 } // namespace torchlint

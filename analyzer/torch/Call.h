@@ -12,6 +12,19 @@
 
 namespace torchlint {
 
+/// Where a call places what it makes or moves, as written.
+struct Placement {
+  enum class Form : uint8_t {
+    None,
+    To,      // `x.to(device)`: Device is its device argument (null for a dtype alone)
+    Cuda,    // `x.cuda()`, `x.cuda(1)`: Device is its argument (null: the current CUDA device)
+    Keyword, // `torch.zeros(n, device=...)`: a `torch` function (not CUDA's own API) given `device=`
+  };
+  Form How = Form::None;
+  TSNode Receiver{}; // To, Cuda: what moves
+  TSNode Device{};
+};
+
 /// What rules ask of a call, computed once per call node however many rules ask. The
 /// arguments are read on first use: most calls are ruled out by their callee alone.
 class CallFacts {
@@ -48,6 +61,8 @@ public:
   /// is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function). Returns
   /// the callee's object, or a null node.
   TSNode receiver(std::string_view Name) const;
+  /// Where the call places what it makes or moves (None for any other call).
+  Placement placement() const;
 
 private:
   mutable CallArgs Parts;

@@ -199,7 +199,6 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
     return std::nullopt;
   if (M.inRole(N.Scope, RoleDataWorker))
     return std::nullopt; // TL108 speaks in DataLoader workers
-  const std::string &Q = Call.Qualified;
 
   // Is this call a placement on the default CUDA device? (Cheap checks first: most calls
   // are not.)
@@ -215,11 +214,10 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
       return std::nullopt;
     Out.Range = TextRange{ts_node_start_byte(N.Node), ts_node_end_byte(N.Node)};
     Out.IndexZero = D->Index.has_value();
-  } else if (!ts_node_is_null(Call.receiver("cuda"))) {
-    const CallArgs &A = Call.args();
-    if (A.HasSplat)
+  } else if (Placement P = Call.placement(); P.How == Placement::Form::Cuda) {
+    if (Call.args().HasSplat)
       return std::nullopt;
-    TSNode Dev = A.arg("device", 0);
+    TSNode Dev = P.Device;
     if (ts_node_is_null(Dev)) {
       Out.Range = methodCallRange(N.Node);
     } else {
@@ -230,11 +228,7 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
       Out.IndexZero = S.IndexZero;
     }
   } else {
-    TSNode Dev{};
-    if (!ts_node_is_null(Call.receiver("to")))
-      Dev = readTo(Call.args(), M).Device;
-    else if (startsWith(Q, "torch.") && !isCudaApi(Q))
-      Dev = Call.keyword("device");
+    TSNode Dev = P.Device; // `.to(...)`, or a `torch` function's `device=`
     if (ts_node_is_null(Dev))
       return std::nullopt;
     Spelled S = defaultCuda(Dev, M, true);

@@ -272,7 +272,7 @@ public:
   }
   // The four APIs of `torch.cuda.amp`; decorators are seen as decorators.
   std::vector<std::string_view> calleeNames() const override {
-    return {"autocast", "GradScaler", "custom_fwd", "custom_bwd"};
+    return torch::lastNamesOf(torch::Api::DeprecatedAmp);
   }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
@@ -300,8 +300,8 @@ public:
       Last = T(Callee);
     else
       return;
-    if (Last != "autocast" && Last != "GradScaler" && Last != "custom_fwd" && Last != "custom_bwd" &&
-        M.importOf(Last).empty())
+    static const std::vector<std::string_view> Names = torch::lastNamesOf(torch::Api::DeprecatedAmp);
+    if (std::find(Names.begin(), Names.end(), Last) == Names.end() && M.importOf(Last).empty())
       return;
     Amp A = apiOf(M.qualifiedName(Callee));
     if (A == Amp::None || (Bare && A != Amp::CustomFwd && A != Amp::CustomBwd))

@@ -212,7 +212,11 @@ public:
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   // The moves and casts of `nn.Parameter(...)`.
   std::vector<std::string_view> calleeNames() const override {
-    return {"to", "cuda", "cpu", "double", "float", "half", "bfloat16"};
+    std::vector<std::string_view> Names;
+    for (std::string_view M : torch::methodsWith(torch::Move | torch::Cast))
+      if (!torch::isInteger(torch::castType(M))) // the moves, and the casts to floating-point types
+        Names.push_back(M);
+    return Names;
   }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {

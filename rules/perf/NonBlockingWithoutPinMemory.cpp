@@ -54,9 +54,7 @@ public:
     TSNode NB = Facts->keyword("non_blocking");
     if (!is(NB, "true"))
       return;
-    TSNode Recv = Facts->receiver("to");
-    if (ts_node_is_null(Recv))
-      Recv = Facts->receiver("cuda");
+    TSNode Recv = Facts->placement().Receiver; // `.to(...)`, `.cuda(...)`
     if (ts_node_is_null(Recv))
       return;
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();

@@ -109,12 +109,9 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    bool Cuda = false;
-    TSNode Receiver = Facts->receiver("to");
-    if (ts_node_is_null(Receiver)) {
-      Receiver = Facts->receiver("cuda");
-      Cuda = true;
-    }
+    Placement P = Facts->placement();
+    bool Cuda = P.How == Placement::Form::Cuda;
+    TSNode Receiver = P.Receiver;
     if (ts_node_is_null(Receiver))
       return;
     // Modules move in place: `self.to(...)`, or a move whose result nobody uses.
@@ -123,11 +120,8 @@ public:
       return;
     if (cachedOnModule(N.Node, M.text()))
       return;
-    if (!Cuda) {
-      TSNode Dev = torch::readTo(Facts->args(), M).Device;
-      if (!movesToDevice(Dev, M))
-        return;
-    }
+    if (!Cuda && !movesToDevice(P.Device, M))
+      return;
     Ctx.report(methodCallRange(N.Node),
                std::string(Cuda ? "`.cuda()`" : "`.to(...)` with a device") +
                    " inside `forward` copies on every step; move inputs before calling the model, and keep "

@@ -71,11 +71,11 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    if (!ts_node_is_null(Facts->receiver("cuda"))) {
+    Placement P = Facts->placement();
+    if (P.How == Placement::Form::Cuda) {
       report(Ctx, methodCallRange(N.Node), "`.cuda()`");
       return;
     }
-    const std::string &Q = Facts->Qualified;
     torch::Api Kind = Facts->api().Kind;
     if (Kind == torch::Api::SetDevice) {
       report(Ctx, RuleContext::range(N.Node), "`torch.cuda.set_device`");
@@ -89,21 +89,15 @@ public:
         report(Ctx, RuleContext::range(Where), "a checkpoint loaded onto CUDA");
       return;
     }
-    TSNode Dev{};
-    bool To = !ts_node_is_null(Facts->receiver("to"));
-    if (To)
-      Dev = torch::readTo(Facts->args(), M).Device;
-    else if (startsWith(Q, "torch.") && !startsWith(Q, "torch.cuda.") && Kind != torch::Api::Device)
-      Dev = Facts->keyword("device");
-    if (ts_node_is_null(Dev))
+    if (ts_node_is_null(P.Device))
       return;
-    auto D = torch::spelledDevice(Dev, M);
+    auto D = torch::spelledDevice(P.Device, M);
     if (!D || D->type() != "cuda")
       return;
-    if (To)
+    if (P.How == Placement::Form::To)
       report(Ctx, methodCallRange(N.Node), "a move to CUDA");
     else
-      report(Ctx, RuleContext::range(Dev), "a tensor created on CUDA");
+      report(Ctx, RuleContext::range(P.Device), "a tensor created on CUDA");
   }
 
 private:

@@ -50,10 +50,6 @@ for images, labels in loader:
   file whose code moves tensors itself (`x = x.to(self.device)` in `forward`).
 )md";
 
-bool arithmetic(std::string_view Op) {
-  return Op == "+" || Op == "-" || Op == "*" || Op == "/" || Op == "@" || Op == "//" || Op == "%";
-}
-
 class DeviceMismatch final : public Rule {
 public:
   using Rule::Rule;
@@ -68,7 +64,7 @@ public:
     const NodeText &Text = Ctx.text();
     bool InForward = Ctx.model().inRole(N.Scope, RoleForward);
     if (is(N, "binary_operator")) {
-      if (!arithmetic(Text(field(N.Node, "operator"))))
+      if (!torch::combinesTensors(Text(field(N.Node, "operator"))))
         return;
       pair(N.Node, field(N.Node, "left"), field(N.Node, "right"), *F, Ctx, InForward);
       return;

@@ -53,10 +53,6 @@ meant is a choice.
   (`torch.set_default_device`, `with torch.device(...)`).
 )md";
 
-bool arithmetic(std::string_view Op) {
-  return Op == "+" || Op == "-" || Op == "*" || Op == "/" || Op == "@" || Op == "//" || Op == "%";
-}
-
 class FactoryWithoutDevice final : public Rule {
 public:
   using Rule::Rule;
@@ -71,7 +67,7 @@ public:
     const NodeText &Text = Ctx.text();
     NodeList Operands;
     if (is(N, "binary_operator")) {
-      if (!arithmetic(Text(field(N.Node, "operator"))))
+      if (!torch::combinesTensors(Text(field(N.Node, "operator"))))
         return;
       Operands = {field(N.Node, "left"), field(N.Node, "right")};
     } else {

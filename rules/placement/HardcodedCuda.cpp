@@ -88,7 +88,6 @@ public:
     if (Ctx.analysis<torch::ProcessGroup>().defaultGpuPlacement(N, *Facts))
       return; // TL402 speaks: every rank lands on GPU 0
 
-    const std::string &Q = Facts->Qualified;
     if (Facts->api().Kind == torch::Api::Device) {
       if (!plainCuda(torch::spelledDevice(N.Node, M)) || torch::inMapLocation(N.Node, M) ||
           torch::deviceOnlyInspected(N.Node, M))
@@ -97,20 +96,16 @@ public:
                          "use the device chosen once for the program");
       return;
     }
-    if (!ts_node_is_null(Facts->receiver("cuda"))) {
+    Placement P = Facts->placement();
+    if (P.How == Placement::Form::Cuda) {
       // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones).
-      const CallArgs &A = Facts->args();
-      if (A.HasSplat || !A.Positional.empty() || !ts_node_is_null(A.keyword("device")) || torch::inMapLocation(N.Node, M))
+      if (Facts->args().HasSplat || !ts_node_is_null(P.Device) || torch::inMapLocation(N.Node, M))
         return;
       Ctx.report(methodCallRange(N.Node), "`.cuda()` hardcodes CUDA, so this line fails on machines without it; "
                                           "use `.to(device)` with the device chosen once for the program");
       return;
     }
-    TSNode Dev{};
-    if (!ts_node_is_null(Facts->receiver("to")))
-      Dev = torch::readTo(Facts->args(), M).Device;
-    else if (startsWith(Q, "torch.") && !torch::isCudaApi(Q))
-      Dev = Facts->keyword("device");
+    TSNode Dev = P.Device;
     // `torch.device("cuda")` as the argument is reported on its own.
     if (ts_node_is_null(Dev) || !is(Dev, "string") || !plainCuda(torch::spelledDevice(Dev, M)) ||
         torch::inMapLocation(N.Node, M))

@@ -83,7 +83,6 @@ public:
     if (Ctx.analysis<torch::ProcessGroup>().defaultGpuPlacement(N, *Facts))
       return; // TL402 speaks: every rank lands on GPU 0
 
-    const std::string &Q = Facts->Qualified;
     torch::Api Kind = Facts->api().Kind;
     if (Kind == torch::Api::Device) {
       auto D = torch::spelledDevice(N.Node, M);
@@ -93,14 +92,10 @@ public:
       Ctx.report(N.Node, message(*D->Index));
       return;
     }
-    TSNode Dev{};
-    if (!ts_node_is_null(Facts->receiver("to")))
-      Dev = torch::readTo(Facts->args(), M).Device;
-    else if (!ts_node_is_null(Facts->receiver("cuda")) || Kind == torch::Api::SetDevice ||
-             Kind == torch::Api::CudaDevice)
-      Dev = Facts->args().argUnlessSplat("device", 0);
-    else if (startsWith(Q, "torch.") && !torch::isCudaApi(Q))
-      Dev = Facts->keyword("device");
+    // The device a placement names, or the one `set_device` and `torch.cuda.device` choose.
+    TSNode Dev = Kind == torch::Api::SetDevice || Kind == torch::Api::CudaDevice
+                     ? Facts->args().argUnlessSplat("device", 0)
+                     : Facts->placement().Device;
     if (ts_node_is_null(Dev))
       return;
     // `torch.device("cuda", 1)` as the argument is reported on its own.
