@@ -361,7 +361,7 @@ Value DeviceFlow::Impl::localClassCall(TSNode C, const CallArgs &A, const ClassI
   bool Local = true;
   for (const std::string &B : Cls.Bases)
     Local &= B == "torch.nn.Module" || B == "torch.nn.modules.module.Module";
-  if (!Told && Local && !FactoriesUnknown && !F->DefaultsUnknown && !Classes[CI].MovesItself)
+  if (!Told && Local && !FactoriesUnknown && !F->DefaultsUnknown && !Classes[CI].InitMovesSelf)
     V.Dev = Device::cpu();
   // A forward that moves its inputs (`x = x.to(self.device)`) accepts them anywhere.
   for (const Scope &S : M.scopes())

@@ -80,7 +80,8 @@ public:
 private:
   struct ClassFacts {
     Vars Attrs; // "self.x" -> value in the other methods
-    bool Done = false, Busy = false, MovesItself = false;
+    bool Done = false, Busy = false;
+    bool InitMovesSelf = false; // `__init__` calls `self.to(...)`, `self.cuda()`...: no CPU module
   };
   struct FunctionSummary {
     Value Returns;

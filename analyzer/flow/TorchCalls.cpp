@@ -460,7 +460,7 @@ Value DeviceFlow::Impl::moduleMethod(TSNode C, const CallArgs &A, TSNode Obj, st
   bool Self = Text(Obj) == "self" && F->Class >= 0;
   if (Self && Moves) {
     if (F->InInit)
-      Classes[F->Class].MovesItself = true;
+      Classes[F->Class].InitMovesSelf = true;
     return Recv;
   }
   if (Self && Name == "register_buffer" && A.Positional.size() >= 2) {

@@ -2,6 +2,7 @@
 // transfer functions, asked about nodes of small sources.
 #include "flow/DeviceFlow.h"
 #include "semantic/Walker.h"
+#include "torch/Api.h"
 
 #include <gtest/gtest.h>
 
@@ -291,6 +292,17 @@ TEST(DeviceFlowOptimizers, AHandlerRunsWithoutTheBodysLoad) {
   const OptimizerLoad *L = loadOn(A, 6);
   ASSERT_NE(L, nullptr);
   EXPECT_FALSE(L->Change);
+}
+
+TEST(DeviceFlowScope, EveryMoveAndCastOfTheTableIsATrigger) {
+  // The prefilter searches the text for the table's moves and casts by hand (it is the
+  // fastest code of the flow): a method added to the table must be added there too.
+  for (std::string_view Method : torch::methodsWith(torch::Move | torch::Cast)) {
+    Analysed A("import torch\ndef f():\n    y = torch.zeros(3)\n    return y." + std::string(Method) + "()\n");
+    EXPECT_EQ(A.at("torch.zeros(3)").Kind, ValueKind::Tensor) << Method << " does not make f worth interpreting";
+  }
+  Analysed None("import torch\ndef f():\n    y = torch.zeros(3)\n    return y.sum()\n");
+  EXPECT_EQ(None.at("torch.zeros(3)").Kind, ValueKind::Unknown);
 }
 
 } // namespace
