@@ -72,6 +72,10 @@ cl::opt<std::string> CacheDir("cache-dir",
                                        "else .torchlint_cache in the working directory)"),
                               cl::value_desc("DIR"), cl::cat(CheckCat));
 
+cl::opt<bool> ShowSettings("show-settings",
+                           cl::desc("Show the configuration, the rules and the target PyTorch each path gets"),
+                           cl::cat(CheckCat));
+
 void printVersion(llvm::raw_ostream &OS) {
   OS << "torchlint " << Version << " (tree-sitter-python " << grammarVersion() << ")\n";
 }
@@ -277,6 +281,33 @@ int report(const Registry &R, Format Fmt, const CheckRun &Run, size_t FixCount) 
   return Findings && !ExitZero ? ExitFindings : ExitClean;
 }
 
+/// --show-settings, like Ruff's: what applies to each path, without linting.
+int showSettings(ConfigResolver &Resolver, std::vector<std::string> Inputs) {
+  if (Inputs.empty())
+    Inputs.push_back(".");
+  auto &OS = llvm::outs();
+  for (const std::string &Path : Inputs) {
+    auto Cfg = Resolver.forPath(Path);
+    if (!Cfg)
+      return fail(llvm::toString(Cfg.takeError()));
+    LintSettings S = Resolver.settingsFor(**Cfg, Path);
+    OS << "Path: " << Path << "\n"
+       << "Configuration: " << ((*Cfg)->File.empty() ? std::string("(defaults)") : (*Cfg)->File) << "\n"
+       << "Target: " << S.describeTarget() << "\n"
+       << "Rules:";
+    for (const std::string &Code : S.Enabled)
+      OS << " " << Code;
+    OS << "\n";
+    if (std::optional<std::vector<std::string>> Fixable = Resolver.fixableFor(**Cfg)) {
+      OS << "Fixable:";
+      for (const std::string &Code : *Fixable)
+        OS << " " << Code;
+      OS << "\n";
+    }
+  }
+  return ExitClean;
+}
+
 int check(const Registry &R) {
   auto Fmt = parseFormat(FormatOpt);
   if (!Fmt)
@@ -285,6 +316,8 @@ int check(const Registry &R) {
   if (!Cli)
     return ExitError;
   ConfigResolver Resolver(R, *Cli);
+  if (ShowSettings)
+    return showSettings(Resolver, std::vector<std::string>(Paths.begin(), Paths.end()));
   Linter L(R);
   CheckRun Run;
   Run.FixOpts.Level = UnsafeFixes ? Applicability::Unsafe : Applicability::Safe;

@@ -23,6 +23,14 @@ bool LintSettings::enabled(std::string_view Code) const {
   return std::binary_search(Enabled.begin(), Enabled.end(), Code);
 }
 
+std::string LintSettings::describeTarget() const {
+  TorchVersion V = target();
+  std::string Out = "PyTorch " + std::to_string(V.Major) + "." + std::to_string(V.Minor);
+  Out += TargetSource.empty() ? std::string(" (the current release; set `target-torch-version` for older ones)")
+                              : " (" + TargetSource + ")";
+  return Out;
+}
+
 const Rule *Registry::find(std::string_view Code) const {
   for (auto &R : Rules)
     if (R->info().Code == Code)

@@ -39,12 +39,24 @@ struct TorchVersion {
   friend auto operator<=>(const TorchVersion &, const TorchVersion &) = default;
 };
 
+/// The newest PyTorch release: what torchlint assumes when neither the configuration nor the
+/// project says which versions it supports.
+inline constexpr TorchVersion CurrentStableTorch{2, 11};
+
 struct LintSettings {
+  /// The oldest PyTorch the program must run on: `target-torch-version`, else the lower
+  /// bound the project declares for `torch`; nullopt means CurrentStableTorch.
   std::optional<TorchVersion> TargetTorch;
+  /// Where the target comes from, for messages: "target-torch-version in torchlint.toml",
+  /// "torch>=2.1 in requirements.txt"; empty for the current stable release.
+  std::string TargetSource;
   std::vector<std::string> Enabled; // codes, sorted
   bool enabled(std::string_view Code) const;
-  /// Whether a version-dependent rule applies: no target set, or target >= \p V.
-  bool targetAtLeast(TorchVersion V) const { return !TargetTorch || *TargetTorch >= V; }
+  TorchVersion target() const { return TargetTorch.value_or(CurrentStableTorch); }
+  /// Whether a version-dependent rule applies: the target is \p V or later.
+  bool targetAtLeast(TorchVersion V) const { return target() >= V; }
+  /// "PyTorch 2.1 (torch>=2.1 in requirements.txt)", for messages.
+  std::string describeTarget() const;
 };
 
 class RuleContext;

@@ -327,10 +327,39 @@ LintSettings ConfigResolver::settingsFor(const Config &C, const std::string &Fil
             On.erase(Code);
   }
   LintSettings L;
-  L.TargetTorch = C.TargetTorch;
+  if (C.TargetTorch) {
+    L.TargetTorch = C.TargetTorch;
+    L.TargetSource = "target-torch-version in " + std::string(llvm::sys::path::filename(C.File));
+  } else if (auto D = declaredAbove(std::string(llvm::sys::path::parent_path(FilePath)))) {
+    L.TargetTorch = D->Lower;
+    L.TargetSource = D->Source;
+  }
   for (auto Code : On)
     L.Enabled.emplace_back(Code);
   return L;
+}
+
+std::optional<DeclaredTorch> ConfigResolver::declaredAbove(const std::string &Dir) const {
+  std::string Key = Dir.empty() ? std::string(".") : Dir;
+  {
+    std::lock_guard<std::mutex> Lock(DeclaredMu);
+    if (auto It = Declared.find(Key); It != Declared.end())
+      return It->second;
+  }
+  // The nearest project root that declares torch; a package's own pyproject.toml inside a
+  // repository may leave torch to the repository's requirements. The search stops at the
+  // repository's top (.git).
+  std::optional<DeclaredTorch> Found;
+  for (std::string Root = projectRoot(Key); !Root.empty();) {
+    if ((Found = declaredTorch(Root)) || llvm::sys::fs::exists(Root + "/.git"))
+      break;
+    std::string Parent(llvm::sys::path::parent_path(Root));
+    if (Parent == Root)
+      break;
+    Root = projectRoot(Parent);
+  }
+  std::lock_guard<std::mutex> Lock(DeclaredMu);
+  return Declared.emplace(Key, Found).first->second;
 }
 
 std::optional<std::vector<std::string>> ConfigResolver::fixableFor(const Config &C) const {

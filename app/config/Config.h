@@ -2,6 +2,7 @@
 // above each file, merged with command-line options into the settings for that file.
 #pragma once
 
+#include "config/Requirements.h"
 #include "lint/Rule.h"
 
 #include <llvm/Support/Error.h>
@@ -57,6 +58,8 @@ public:
   /// The config that applies to \p Path (a file or directory); errors are remembered and
   /// returned each time.
   llvm::Expected<std::shared_ptr<const Config>> forPath(const std::string &Path);
+  /// The settings for one file: its rules, and the PyTorch it targets (`target-torch-version`,
+  /// else what the project declares, see Requirements.h).
   LintSettings settingsFor(const Config &C, const std::string &FilePath) const;
   /// The sorted codes whose fixes may be applied under \p C and the command line; nullopt
   /// when every code may be fixed.
@@ -73,6 +76,10 @@ private:
   std::map<std::string, std::shared_ptr<const Config>> Cache;
   std::map<std::string, std::string> Errors;
   std::shared_ptr<const Config> Defaults;
+  /// The torch requirement declared above a folder, per folder.
+  std::optional<DeclaredTorch> declaredAbove(const std::string &Dir) const;
+  mutable std::mutex DeclaredMu;
+  mutable std::map<std::string, std::optional<DeclaredTorch>> Declared;
 };
 
 /// Matches a gitignore/Ruff-style glob against a path relative to a root ("a/b/c.py").

@@ -143,8 +143,7 @@ uint64_t settingsHash(const LintSettings &S) {
   std::string Key;
   for (const auto &C : S.Enabled)
     Key += C + ",";
-  if (S.TargetTorch)
-    Key += "@" + std::to_string(S.TargetTorch->Major) + "." + std::to_string(S.TargetTorch->Minor);
+  Key += "@" + S.describeTarget();
   return contentHash(Key);
 }
 

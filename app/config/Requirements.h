@@ -1,0 +1,35 @@
+// The oldest PyTorch a project declares it supports: the lower bound of its `torch`
+// requirement in pyproject.toml (`[project] dependencies`, Poetry's
+// `[tool.poetry.dependencies]`), setup.cfg (`install_requires`), setup.py (`install_requires`)
+// or requirements*.txt, at the project's root. torchlint assumes that version when the
+// configuration names none (`target-torch-version`).
+#pragma once
+
+#include "lint/Rule.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace torchlint {
+
+struct DeclaredTorch {
+  TorchVersion Lower;
+  std::string Source; // "torch>=2.1 in pyproject.toml"
+};
+
+/// The lower bound of a PEP 508 or Poetry requirement of `torch` (`torch>=2.1,<3`,
+/// `torch[opt]~=2.2; python_version>'3.8'`, `^2.1`); nullopt for another package, or a
+/// requirement without a lower bound. \p Poetry reads a bare version (`2.1`) as `==2.1`.
+std::optional<TorchVersion> torchLowerBound(std::string_view Requirement, bool Poetry = false);
+
+/// The project root of a file or folder: the nearest folder above it holding
+/// pyproject.toml, setup.py, setup.cfg or .git (as Ruff and Pyright find theirs); empty when
+/// there is none.
+std::string projectRoot(const std::string &Path);
+
+/// What the project at \p Root declares of torch, read in the order pyproject.toml,
+/// setup.cfg, setup.py, requirements*.txt; nullopt when none of them bounds it from below.
+std::optional<DeclaredTorch> declaredTorch(const std::string &Root);
+
+} // namespace torchlint
