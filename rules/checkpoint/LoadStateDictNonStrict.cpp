@@ -34,6 +34,9 @@ if result.missing_keys or result.unexpected_keys:
 or fix the keys and keep `strict=True`.
 
 ## When it stays silent
+The rule is opt-in (`extend-select = ["TL305"]`): on maintained code a non-strict load is
+nearly always deliberate (fine-tuning a new head, partial transfer, keys logged elsewhere).
+When selected:
 - The result is used: assigned, returned, passed to a function or logged.
 - `strict` is `True` or a variable (`strict=strict` in a wrapper that forwards it).
 - Calls whose `strict` is not a literal `False`, such as `Optimizer.load_state_dict(state)`.

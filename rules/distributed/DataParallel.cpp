@@ -34,6 +34,9 @@ model = DistributedDataParallel(model.to(local_rank), device_ids=[local_rank])
 ```
 
 ## When it stays silent
+The rule is opt-in (`extend-select = ["TL401"]`): it is design advice, not a bug, and on
+maintained code `DataParallel` is nearly always a deliberate choice (tests that wrap a model to
+check unwrapping, scripts that also offer DDP). When selected, it stays silent on
 `isinstance(model, nn.DataParallel)` and other uses that do not construct one (code that
 unwraps a model someone else wrapped), and names that do not resolve to PyTorch's class.
 )md";

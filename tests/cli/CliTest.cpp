@@ -17,7 +17,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string Finding = "import torch.nn as nn\nmodel = nn.DataParallel(nn.Linear(2, 2))\n";
+// A finding of a default rule that no analysis refines: an invalid device string (TL107).
+const std::string Finding = "import torch\ndevice = torch.device(\"gpu\")\n";
 const std::string Clean = "import torch\nx = torch.ones(3)\n";
 
 /// A temporary project: files are written relative to it.
@@ -42,7 +43,7 @@ TEST(Cli, ExitCodes) {
   EXPECT_THAT(R.Out, HasSubstr("All checks passed!"));
   R = P.run({"check", "bad.py"});
   EXPECT_EQ(R.Exit, 1) << R.Err;
-  EXPECT_THAT(R.Out, HasSubstr("bad.py:2:9: TL401"));
+  EXPECT_THAT(R.Out, HasSubstr("bad.py:2:23: TL107"));
   EXPECT_EQ(P.run({"bad.py"}).Exit, 1) << "bare `torchlint PATHS` is `check`";
   EXPECT_EQ(P.run({"check", "--exit-zero", "bad.py"}).Exit, 0);
   R = P.run({"check", "--no-such-option", "bad.py"});
@@ -66,10 +67,8 @@ TEST(Cli, DirectoryDiscoveryIsSortedAndSkipsExcludedFolders) {
   llvm::sys::fs::create_directories(P.Root + "/.git");
   auto R = P.run({"check", "--format", "concise", "."});
   EXPECT_EQ(R.Exit, 1) << R.Err;
-  EXPECT_EQ(R.Out, "a/a.py:2:9: TL401 `nn.DataParallel` replicates the model on every step and piles memory on "
-                   "GPU 0; use `DistributedDataParallel`\n"
-                   "b.py:2:9: TL401 `nn.DataParallel` replicates the model on every step and piles memory on "
-                   "GPU 0; use `DistributedDataParallel`\n"
+  EXPECT_EQ(R.Out, "a/a.py:2:23: TL107 `\"gpu\"` is not a device string `torch.device` accepts: it raises `RuntimeError`; PyTorch calls NVIDIA and AMD GPUs `\"cuda\"` and Apple GPUs `\"mps\"`\n"
+                   "b.py:2:23: TL107 `\"gpu\"` is not a device string `torch.device` accepts: it raises `RuntimeError`; PyTorch calls NVIDIA and AMD GPUs `\"cuda\"` and Apple GPUs `\"mps\"`\n"
                    "Found 2 errors.\n");
   // The same with one thread: output does not depend on the thread count.
   EXPECT_EQ(P.run({"check", "--format", "concise", "-j", "1", "."}).Out, R.Out);
@@ -84,10 +83,10 @@ TEST(Cli, FormatsAreWellFormed) {
   ASSERT_TRUE(bool(J)) << llvm::toString(J.takeError());
   ASSERT_EQ(J->getAsArray()->size(), 2u);
   const auto *First = (*J->getAsArray())[0].getAsObject();
-  EXPECT_EQ(First->getString("code"), llvm::StringRef("TL401"));
+  EXPECT_EQ(First->getString("code"), llvm::StringRef("TL107"));
   EXPECT_EQ(First->getString("filename"), llvm::StringRef("bad.py"));
   EXPECT_EQ(*First->getObject("location")->getInteger("row"), 2);
-  EXPECT_EQ(*First->getObject("location")->getInteger("column"), 9);
+  EXPECT_EQ(*First->getObject("location")->getInteger("column"), 23);
 
   R = P.run({"check", "--format", "sarif", "bad.py"});
   auto S = llvm::json::parse(R.Out);
@@ -95,13 +94,13 @@ TEST(Cli, FormatsAreWellFormed) {
   EXPECT_EQ(S->getAsObject()->getString("version"), llvm::StringRef("2.1.0"));
 
   R = P.run({"check", "--format", "github", "bad.py"});
-  EXPECT_THAT(R.Out, HasSubstr("::warning title=torchlint (TL401),file=bad.py,line=2,col=9"));
+  EXPECT_THAT(R.Out, HasSubstr("::error title=torchlint (TL107),file=bad.py,line=2,col=23"));
 
   R = P.run({"check", "--format", "concise", "bad.py"});
   EXPECT_THAT(R.Out, HasSubstr("bad.py:3:16: TL002 [*] unknown rule code `TL999` in suppression\n"));
 
   R = P.run({"check", "bad.py"});
-  EXPECT_THAT(R.Out, HasSubstr("2 | model = nn.DataParallel(nn.Linear(2, 2))\n  |         ^^^^^^^^^^^^^^^\n"));
+  EXPECT_THAT(R.Out, HasSubstr("2 | device = torch.device(\"gpu\")\n  |                       ^^^^^\n"));
   EXPECT_THAT(R.Out, Not(HasSubstr("\x1b["))) << "no colours when not on a terminal";
 }
 
@@ -111,40 +110,40 @@ TEST(Cli, OutputFileAndStatistics) {
   auto R = P.run({"check", "-o", "report.json", "--format", "json", "bad.py"});
   EXPECT_EQ(R.Exit, 1);
   EXPECT_EQ(R.Out, "");
-  EXPECT_THAT(readFile(P.Root + "/report.json"), HasSubstr("\"TL401\""));
+  EXPECT_THAT(readFile(P.Root + "/report.json"), HasSubstr("\"TL107\""));
   R = P.run({"check", "--statistics", "bad.py"});
   EXPECT_EQ(R.Exit, 1);
-  EXPECT_EQ(R.Out, "    2\tTL401\t[ ] data-parallel\n");
+  EXPECT_EQ(R.Out, "    2\tTL107\t[ ] invalid-device-string\n");
 }
 
 TEST(Cli, Stdin) {
   Project P;
   auto R = P.run({"check", "--stdin-filename", "pkg/model.py"}, Finding);
   EXPECT_EQ(R.Exit, 1) << R.Err;
-  EXPECT_THAT(R.Out, HasSubstr("pkg/model.py:2:9: TL401"));
+  EXPECT_THAT(R.Out, HasSubstr("pkg/model.py:2:23: TL107"));
   R = P.run({"check", "-"}, Clean);
   EXPECT_EQ(R.Exit, 0) << R.Err;
   // The stdin file name finds its configuration.
-  P.file("pkg/pyproject.toml", "[tool.torchlint]\nignore = [\"TL401\"]\n");
+  P.file("pkg/pyproject.toml", "[tool.torchlint]\nignore = [\"TL107\"]\n");
   R = P.run({"check", "--stdin-filename", "pkg/model.py"}, Finding);
   EXPECT_EQ(R.Exit, 0) << R.Out << R.Err;
 }
 
 TEST(Cli, ConfigurationDiscoveryNearestWins) {
   Project P;
-  P.file("pyproject.toml", "[project]\nname = 'x'\n[tool.torchlint]\nignore = [\"TL4\"]\n")
+  P.file("pyproject.toml", "[project]\nname = 'x'\n[tool.torchlint]\nignore = [\"TL1\"]\n")
       .file("top.py", Finding)
-      .file("sub/torchlint.toml", "select = [\"TL401\"]\n")
+      .file("sub/torchlint.toml", "select = [\"TL107\"]\n")
       .file("sub/inner.py", Finding)
       .file("other/pyproject.toml", "[project]\nname = 'no torchlint table: keep walking up'\n")
       .file("other/o.py", Finding);
   auto R = P.run({"check", "--format", "concise", "."});
   EXPECT_EQ(R.Exit, 1) << R.Err;
-  EXPECT_THAT(R.Out, HasSubstr("sub/inner.py:2:9: TL401"));
+  EXPECT_THAT(R.Out, HasSubstr("sub/inner.py:2:23: TL107"));
   EXPECT_THAT(R.Out, Not(HasSubstr("top.py")));
   EXPECT_THAT(R.Out, Not(HasSubstr("other/o.py")));
   // --select on the command line overrides the files.
-  R = P.run({"check", "--format", "concise", "--select", "TL401", "top.py"});
+  R = P.run({"check", "--format", "concise", "--select", "TL107", "top.py"});
   EXPECT_EQ(R.Exit, 1);
   // --config applies one file to everything.
   P.file("empty.toml", "");
@@ -154,7 +153,7 @@ TEST(Cli, ConfigurationDiscoveryNearestWins) {
 
 TEST(Cli, PerFileIgnoresAndExcludes) {
   Project P;
-  P.file("pyproject.toml", "[tool.torchlint]\nper-file-ignores = { \"tests/*.py\" = [\"TL401\"] }\n"
+  P.file("pyproject.toml", "[tool.torchlint]\nper-file-ignores = { \"tests/*.py\" = [\"TL107\"] }\n"
                            "extend-exclude = [\"vendored\"]\n")
       .file("tests/test_a.py", Finding)
       .file("src/a.py", Finding)
@@ -171,16 +170,16 @@ TEST(Cli, PerFileIgnoresAndExcludes) {
 
 TEST(Cli, Suppressions) {
   Project P;
-  P.file("a.py", "import torch.nn as nn\n"
-                 "a = nn.DataParallel(nn.Linear(2, 2))  # noqa: TL401\n"
-                 "b = nn.DataParallel(nn.Linear(2, 2))  # noqa\n"
-                 "c = nn.DataParallel(nn.Linear(2, 2))  # torchlint: disable=TL401\n"
-                 "d = nn.DataParallel(nn.Linear(2, 2))  # noqa: TL105\n");
+  P.file("a.py", "import torch\n"
+                 "a = torch.device(\"gpu\")  # noqa: TL107\n"
+                 "b = torch.device(\"gpu\")  # noqa\n"
+                 "c = torch.device(\"gpu\")  # torchlint: disable=TL107\n"
+                 "d = torch.device(\"gpu\")  # noqa: TL105\n");
   auto R = P.run({"check", "--format", "concise", "a.py"});
   EXPECT_EQ(R.Exit, 1);
-  EXPECT_THAT(R.Out, HasSubstr("a.py:5:5: TL401"));
+  EXPECT_THAT(R.Out, HasSubstr("a.py:5:18: TL107"));
   EXPECT_THAT(R.Out, Not(HasSubstr("a.py:2:")));
-  P.file("b.py", "# torchlint: disable-file=TL401\n" + Finding);
+  P.file("b.py", "# torchlint: disable-file=TL107\n" + Finding);
   EXPECT_EQ(P.run({"check", "b.py"}).Exit, 0);
 }
 
@@ -226,7 +225,7 @@ TEST(CliBadInput, UnreadableBinaryAndNonUtf8FilesAreSkippedWithOneLine) {
   ASSERT_EQ(symlink("nowhere.py", (P.Root + "/dangling.py").c_str()), 0);
   auto R = P.run({"check", "--format", "concise", "good.py", "binary.py", "latin1.py", "dangling.py"});
   EXPECT_EQ(R.Exit, 2) << "files that could not be checked make the run an error";
-  EXPECT_THAT(R.Out, HasSubstr("good.py:2:9: TL401")) << "the other files are still linted";
+  EXPECT_THAT(R.Out, HasSubstr("good.py:2:23: TL107")) << "the other files are still linted";
   EXPECT_THAT(R.Err, HasSubstr("binary.py: binary file (contains NUL bytes); skipped"));
   EXPECT_THAT(R.Err, HasSubstr("latin1.py: not valid UTF-8 (line 1, column 6); skipped"));
   EXPECT_THAT(R.Err, HasSubstr("dangling.py: No such file or directory"));
@@ -239,32 +238,32 @@ TEST(CliBadInput, DirectoryNamedLikeAFileIsWalked) {
   P.file("pkg.py/inner.py", Finding);
   auto R = P.run({"check", "--format", "concise", "pkg.py"});
   EXPECT_EQ(R.Exit, 1) << R.Err;
-  EXPECT_THAT(R.Out, HasSubstr("pkg.py/inner.py:2:9: TL401"));
+  EXPECT_THAT(R.Out, HasSubstr("pkg.py/inner.py:2:23: TL107"));
 }
 
 TEST(CliBadInput, SyntaxErrorIsReportedOnceAndTheRestIsLinted) {
   Project P;
-  P.file("broken.py", "import torch.nn as nn\ndef f(:\n    pass\ndef g(:\n    pass\n"
-                      "m = nn.DataParallel(nn.Linear(2, 2))\n");
+  P.file("broken.py", "import torch\ndef f(:\n    pass\ndef g(:\n    pass\n"
+                      "m = torch.device(\"gpu\")\n");
   auto R = P.run({"check", "--format", "concise", "broken.py"});
   EXPECT_EQ(R.Exit, 1);
   EXPECT_EQ(std::count(R.Out.begin(), R.Out.end(), '\n'), 3) << R.Out;
   EXPECT_THAT(R.Out, HasSubstr("broken.py:2:7: TL001 syntax error"));
-  EXPECT_THAT(R.Out, HasSubstr("broken.py:6:5: TL401"));
+  EXPECT_THAT(R.Out, HasSubstr("broken.py:6:18: TL107"));
 }
 
 TEST(CliBadInput, HugeFile) {
   Project P;
   std::string Big;
   Big.reserve(7 << 20);
-  Big += "import torch.nn as nn\n";
+  Big += "import torch\n";
   while (Big.size() < (7u << 20))
     Big += "def layer_" + std::to_string(Big.size()) + "(x):\n    return x * 2 + 1  # a comment to pad the line\n";
-  Big += "m = nn.DataParallel(nn.Linear(2, 2))\n";
+  Big += "m = torch.device(\"gpu\")\n";
   P.file("big.py", Big);
   auto R = P.run({"check", "--format", "concise", "big.py"});
   EXPECT_EQ(R.Exit, 1) << R.Err;
-  EXPECT_THAT(R.Out, HasSubstr(": TL401"));
+  EXPECT_THAT(R.Out, HasSubstr(": TL107"));
 }
 
 TEST(CliBadInput, DeepNestingDoesNotOverflowTheStack) {

@@ -86,12 +86,14 @@ TEST(Config, SelectionOrder) {
   Config C;
   C.Root = "/p";
   auto On = [&](const Config &K, const std::string &File = "/p/a.py") { return R.settingsFor(K, File); };
-  EXPECT_TRUE(On(C).enabled("TL401"));
+  EXPECT_TRUE(On(C).enabled("TL402"));
   EXPECT_FALSE(On(C).enabled("TL306")) << "opt-in rules are off by default";
+  EXPECT_FALSE(On(C).enabled("TL305")) << "nearly always deliberate on real code: opt-in";
+  EXPECT_FALSE(On(C).enabled("TL401")) << "a design advice, not a bug: opt-in";
   C.ExtendSelect = {"TL306"};
   EXPECT_TRUE(On(C).enabled("TL306"));
   C.Ignore = {"TL4"};
-  EXPECT_FALSE(On(C).enabled("TL401"));
+  EXPECT_FALSE(On(C).enabled("TL402"));
   C.Select = std::vector<std::string>{"TL3"};
   EXPECT_FALSE(On(C).enabled("TL105"));
   EXPECT_TRUE(On(C).enabled("TL301"));

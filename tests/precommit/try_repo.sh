@@ -36,13 +36,13 @@ check() { # name expected-exit files...  (runs $hook)
   printf '%s\n' "$out" > "$work/$name.log"
 }
 
-check finding 1 model.py 'import torch.nn as nn\nmodel = nn.DataParallel(nn.Linear(2, 2))\n'
-grep -q "TL401" "$work/finding.log" || { echo "FAIL finding: TL401 not in the hook output"; cat "$work/finding.log"; fail=1; }
+check finding 1 model.py 'import torch\ndevice = torch.device("gpu")\n'
+grep -q "TL107" "$work/finding.log" || { echo "FAIL finding: TL107 not in the hook output"; cat "$work/finding.log"; fail=1; }
 check clean 0 model.py 'import torch\nx = torch.ones(3)\n'
 check no_python 0 README.md '# nothing to lint\n'
 grep -q "no files to check" "$work/no_python.log" || { echo "FAIL no_python: expected pre-commit to skip"; cat "$work/no_python.log"; fail=1; }
 # The configuration's exclude holds for files pre-commit names explicitly.
-check excluded 0 pyproject.toml '[tool.torchlint]\nextend-exclude = ["legacy"]\n' legacy/old.py 'import torch.nn as nn\nm = nn.DataParallel(nn.Linear(2, 2))\n'
+check excluded 0 pyproject.toml '[tool.torchlint]\nextend-exclude = ["legacy"]\n' legacy/old.py 'import torch\ndevice = torch.device("gpu")\n'
 
 hook=torchlint-fix
 check fix_modifies 1 model.py 'import torch\nx = torch.zeros(3, device="CPU")\n'
@@ -52,7 +52,7 @@ printf 'import torch\nx = torch.zeros(3, device="cpu")\n' | cmp -s - "$work/fix_
   || { echo "FAIL fix_modifies: model.py was not fixed"; cat "$work/fix_modifies/model.py"; fail=1; }
 check fix_clean 0 model.py 'import torch\nx = torch.ones(3)\n'
 # A finding without a fix: nothing is modified, the hook fails on the finding.
-check fix_unfixable 1 model.py 'import torch.nn as nn\nmodel = nn.DataParallel(nn.Linear(2, 2))\n'
-grep -q "TL401" "$work/fix_unfixable.log" || { echo "FAIL fix_unfixable: TL401 not in the output"; cat "$work/fix_unfixable.log"; fail=1; }
+check fix_unfixable 1 model.py 'import torch\ndevice = torch.device("gpu")\n'
+grep -q "TL107" "$work/fix_unfixable.log" || { echo "FAIL fix_unfixable: TL107 not in the output"; cat "$work/fix_unfixable.log"; fail=1; }
 [ "$fail" -eq 0 ] && echo "7 passed, 0 failed"
 exit "$fail"

@@ -16,7 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::vector<FileOutcome> outcomes() {
-  std::string Src = "import torch.nn as nn\nm = nn.DataParallel(nn.Linear(2, 2))\nm = nn.DataParallel(nn.Linear(2, 2))\n"
+  std::string Src = "import torch\nd = torch.device(\"gpu\")\nd = torch.device(\"gpu\")\n"
                     "x = 1  # noqa: TL999\n";
   FileOutcome A;
   A.Path = "pkg/<odd & \"name\">.py";
@@ -86,7 +86,7 @@ TEST(CiFormats, JunitIsWellFormedXml) {
   OS.flush();
   EXPECT_THAT(Out, HasSubstr("<testsuites name=\"torchlint\" tests=\"4\" failures=\"3\" errors=\"1\">"));
   EXPECT_THAT(Out, HasSubstr("classname=\"pkg/&lt;odd &amp; &quot;name&quot;&gt;.py\""));
-  EXPECT_THAT(Out, HasSubstr("<testcase name=\"torchlint.TL401\""));
+  EXPECT_THAT(Out, HasSubstr("<testcase name=\"torchlint.TL107\""));
   EXPECT_THAT(Out, HasSubstr("<error message=\"binary file (contains NUL bytes); skipped\"/>"));
   // A real XML parser must accept it.
   std::string Dir = tempDir();
@@ -103,13 +103,13 @@ TEST(CiFormats, JunitIsWellFormedXml) {
 
 TEST(CiFormats, SelectableOnTheCommandLine) {
   std::string Dir = tempDir();
-  writeFile(Dir + "/a.py", "import torch.nn as nn\nm = nn.DataParallel(nn.Linear(2, 2))\n");
+  writeFile(Dir + "/a.py", "import torch\nd = torch.device(\"gpu\")\n");
   auto R = runTorchlint({"check", "--format", "gitlab", "a.py"}, Dir);
   EXPECT_EQ(R.Exit, 1);
-  EXPECT_THAT(R.Out, HasSubstr("\"check_name\": \"TL401\""));
+  EXPECT_THAT(R.Out, HasSubstr("\"check_name\": \"TL107\""));
   R = runTorchlint({"check", "--format", "junit", "a.py"}, Dir);
   EXPECT_EQ(R.Exit, 1);
-  EXPECT_THAT(R.Out, HasSubstr("<testcase name=\"torchlint.TL401\" classname=\"a.py\""));
+  EXPECT_THAT(R.Out, HasSubstr("<testcase name=\"torchlint.TL107\" classname=\"a.py\""));
 }
 
 } // namespace
