@@ -26,8 +26,10 @@ bool LintSettings::enabled(std::string_view Code) const {
 std::string LintSettings::describeTarget() const {
   TorchVersion V = target();
   std::string Out = "PyTorch " + std::to_string(V.Major) + "." + std::to_string(V.Minor);
-  Out += TargetSource.empty() ? std::string(" (the current release; set `target-torch-version` for older ones)")
-                              : " (" + TargetSource + ")";
+  if (!TargetTorch)
+    Out += " (the current release; set `target-torch-version` for older ones)";
+  else if (!TargetSource.empty())
+    Out += " (" + TargetSource + ")";
   return Out;
 }
 

@@ -50,6 +50,9 @@ enum NodeFlag : uint8_t {
   FlagCudaGuarded = 1 << 0, // under a condition about CUDA/GPU/device, or after an early exit on one
   FlagDeviceChoice = 1 << 1, // in the value assigned to a device variable: the place that chooses it
   FlagAfterSetDevice = 1 << 2, // after `torch.cuda.set_device(...)` in the same block: `.cuda()` means that device
+  FlagExpectsError = 1 << 3,   // in `with pytest.raises(...)` / `self.assertRaises(...)`: the misuse is the test
+  FlagSafeGlobals = 1 << 4,    // in `with torch.serialization.safe_globals(...)`: loads are weights-only by design
+  FlagTypeErrorFallback = 1 << 5, // in an `except TypeError` handler: a fallback for an older API
 };
 
 struct NodeRef {

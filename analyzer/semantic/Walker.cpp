@@ -24,7 +24,7 @@ namespace {
 /// would cost more than the parse).
 enum class WK : uint8_t {
   Other, If, Elif, Ternary, Assert, ExpressionStatement, Assignment, DefaultParameter, Decorated,
-  Function, Class, Lambda, Import, ImportFrom, Call, String
+  Function, Class, Lambda, Import, ImportFrom, Call, String, With, Except
 };
 
 WK kindOf(TSSymbol Sym) {
@@ -38,7 +38,7 @@ WK kindOf(TSSymbol Sym) {
         {"typed_default_parameter", WK::DefaultParameter}, {"decorated_definition", WK::Decorated},
         {"function_definition", WK::Function}, {"class_definition", WK::Class}, {"lambda", WK::Lambda},
         {"import_statement", WK::Import}, {"import_from_statement", WK::ImportFrom}, {"call", WK::Call},
-        {"string", WK::String}};
+        {"string", WK::String}, {"with_statement", WK::With}, {"except_clause", WK::Except}};
     for (uint32_t S = 0; S < T.size(); ++S) {
       if (ts_language_symbol_type(L, static_cast<TSSymbol>(S)) != TSSymbolTypeRegular)
         continue;
@@ -52,7 +52,7 @@ WK kindOf(TSSymbol Sym) {
   return Sym < Table.size() ? Table[Sym] : WK::Other;
 }
 
-enum class Special : uint8_t { None, GuardIf, GuardTernary, ChoiceAssign, ChoiceDefault, GuardDecorated };
+enum class Special : uint8_t { None, GuardIf, GuardTernary, ChoiceAssign, ChoiceDefault, GuardDecorated, Marked };
 
 struct Frame {
   int32_t Scope;
@@ -61,6 +61,8 @@ struct Frame {
   uint16_t Sibling;   // extra guard for later children (after an early exit on CUDA)
   uint16_t Set;       // set_device depth inherited by children
   uint16_t SiblingSet; // set_device for later children
+  uint8_t Marks;      // NodeFlags of the enclosing blocks (FlagExpectsError...), inherited
+  uint8_t BodyMarks;  // with Special::Marked: what this node's body adds to Marks
   Special Kind;
   bool InError;
   bool ExitGuard; // this statement guards the siblings after it
@@ -236,7 +238,7 @@ private:
     Inert,     // an expression: inert text
   };
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0};
+    Frame F{0, 0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0};
     bool Named = ts_node_is_named(N);
     if (P)
       inherit(F, N, *P, FieldName ? FieldName : "", Named);
@@ -271,7 +273,7 @@ private:
       }
       R.Nodes.push_back(NodeRef{N, F.Scope,
                                 static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
-                                                    (F.Set ? FlagAfterSetDevice : 0)),
+                                                    (F.Set ? FlagAfterSetDevice : 0) | F.Marks),
                                 Sym, F.Call});
     }
     return F;
@@ -284,6 +286,7 @@ private:
     F.Guard = P.Guard + P.Sibling;
     F.Choice = P.Choice;
     F.Set = P.Set + P.SiblingSet;
+    F.Marks = P.Marks;
     // Inside an ERROR node, a complete subtree without errors is code that parsed: lint it.
     F.InError = P.InError && (ts_node_has_error(N) || !Named);
     switch (P.Kind) {
@@ -306,6 +309,11 @@ private:
     case Special::GuardDecorated:
       if (Field == "definition")
         ++F.Guard;
+      break;
+    case Special::Marked:
+      // A with statement's body; an except clause's block (not its exception type).
+      if (Field == "body" || (Field.empty() && Named && is(N, "block")))
+        F.Marks |= P.BodyMarks;
       break;
     case Special::None:
       break;
@@ -395,10 +403,59 @@ private:
         M.noteProse(N);
       break;
     }
+    case WK::With:
+      F.BodyMarks = withMarks(N);
+      F.Kind = F.BodyMarks ? Special::Marked : F.Kind;
+      break;
+    case WK::Except:
+      F.BodyMarks = catchesTypeError(field(N, "value")) ? FlagTypeErrorFallback : 0;
+      F.Kind = F.BodyMarks ? Special::Marked : F.Kind;
+      break;
     case WK::Other:
       break;
     }
     return std::string_view::npos;
+  }
+
+  /// What the context managers of a with statement make of its body: a test that expects the
+  /// code to fail (`pytest.raises`, `self.assertRaises*`), or torch.load's allow-list
+  /// (`torch.serialization.safe_globals`).
+  uint8_t withMarks(TSNode With) {
+    uint8_t Marks = 0;
+    for (uint32_t I = 0, E = ts_node_named_child_count(With); I < E; ++I) {
+      TSNode Clause = ts_node_named_child(With, I);
+      if (!is(Clause, "with_clause"))
+        continue;
+      for (uint32_t J = 0, EJ = ts_node_named_child_count(Clause); J < EJ; ++J) {
+        TSNode Value = field(ts_node_named_child(Clause, J), "value");
+        if (is(Value, "as_pattern") && ts_node_named_child_count(Value) > 0)
+          Value = ts_node_named_child(Value, 0);
+        if (!is(Value, "call"))
+          continue;
+        std::string_view Callee = Text(field(Value, "function"));
+        std::string_view Last = lastComponent(Callee);
+        if ((Last == "raises" && Callee.substr(0, 6) == "pytest") || Last == "assertRaises" ||
+            Last == "assertRaisesRegex" || Last == "assertRaisesRegexp")
+          Marks |= FlagExpectsError;
+        else if (Last == "safe_globals")
+          Marks |= FlagSafeGlobals;
+      }
+    }
+    return Marks;
+  }
+
+  /// Whether an except clause's exception type is `TypeError` or a tuple holding it.
+  bool catchesTypeError(TSNode Type) {
+    if (ts_node_is_null(Type))
+      return false;
+    if (is(Type, "identifier"))
+      return Text(Type) == "TypeError";
+    if (!is(Type, "tuple") && !is(Type, "parenthesized_expression"))
+      return false;
+    for (uint32_t I = 0, E = ts_node_named_child_count(Type); I < E; ++I)
+      if (catchesTypeError(ts_node_named_child(Type, I)))
+        return true;
+    return false;
   }
 
   /// A function, class or lambda: a scope of its own. One about CUDA (`test_cuda`, `to_gpu`,

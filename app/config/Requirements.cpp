@@ -149,6 +149,55 @@ std::optional<DeclaredTorch> fromSetupPy(const std::string &Root) {
   return firstBound(Reqs, "setup.py");
 }
 
+/// The torch bound of one requirements file (\p Rel, relative to \p Root), following its
+/// `-r`/`--requirement` and `-c`/`--constraint` includes as pip does: a root requirements.txt
+/// that only includes `requirements/base.txt` is common. \p Seen stops include cycles.
+std::optional<DeclaredTorch> fromRequirementsFile(const std::string &Root, const std::string &Rel,
+                                                  std::vector<std::string> &Seen) {
+  llvm::SmallString<256> Norm(Rel);
+  llvm::sys::path::remove_dots(Norm, /*remove_dot_dot=*/true);
+  std::string Name(Norm);
+  if (Seen.size() > 32 || std::find(Seen.begin(), Seen.end(), Name) != Seen.end())
+    return std::nullopt;
+  Seen.push_back(Name);
+  auto Text = readFile(Root + "/" + Name);
+  if (!Text)
+    return std::nullopt;
+  std::vector<std::string_view> Reqs;
+  std::vector<std::string> Includes;
+  std::string_view T = *Text;
+  for (size_t Pos = 0; Pos < T.size();) {
+    size_t End = T.find('\n', Pos);
+    std::string_view Line = T.substr(Pos, End == std::string_view::npos ? std::string_view::npos : End - Pos);
+    Pos = End == std::string_view::npos ? T.size() : End + 1;
+    Line = trim(Line.substr(0, Line.find(" #")));
+    if (Line.empty() || Line[0] == '#')
+      continue;
+    if (Line[0] != '-') {
+      Reqs.push_back(Line);
+      continue;
+    }
+    for (std::string_view Flag : {"--requirement", "--constraint", "-r", "-c"})
+      if (startsWith(Line, Flag)) {
+        std::string_view Arg = trim(Line.substr(Flag.size()));
+        if (!Arg.empty() && Arg[0] == '=')
+          Arg = trim(Arg.substr(1));
+        if (!Arg.empty()) {
+          llvm::SmallString<256> Inc(llvm::sys::path::parent_path(Name));
+          llvm::sys::path::append(Inc, Arg);
+          Includes.emplace_back(Inc);
+        }
+        break;
+      }
+  }
+  if (auto D = firstBound(Reqs, Name))
+    return D;
+  for (const std::string &Inc : Includes)
+    if (auto D = fromRequirementsFile(Root, Inc, Seen))
+      return D;
+  return std::nullopt;
+}
+
 std::optional<DeclaredTorch> fromRequirementsFiles(const std::string &Root) {
   std::vector<std::string> Files;
   std::error_code EC;
@@ -158,23 +207,10 @@ std::optional<DeclaredTorch> fromRequirementsFiles(const std::string &Root) {
       Files.push_back(Name);
   }
   std::sort(Files.begin(), Files.end());
-  for (const std::string &Name : Files) {
-    auto Text = readFile(Root + "/" + Name);
-    if (!Text)
-      continue;
-    std::vector<std::string_view> Reqs;
-    std::string_view T = *Text;
-    for (size_t Pos = 0; Pos < T.size();) {
-      size_t End = T.find('\n', Pos);
-      std::string_view Line = T.substr(Pos, End == std::string_view::npos ? std::string_view::npos : End - Pos);
-      Pos = End == std::string_view::npos ? T.size() : End + 1;
-      Line = trim(Line.substr(0, Line.find(" #")));
-      if (!Line.empty() && Line[0] != '#' && Line[0] != '-')
-        Reqs.push_back(Line);
-    }
-    if (auto D = firstBound(Reqs, Name))
+  std::vector<std::string> Seen;
+  for (const std::string &Name : Files)
+    if (auto D = fromRequirementsFile(Root, Name, Seen))
       return D;
-  }
   return std::nullopt;
 }
 

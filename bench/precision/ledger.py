@@ -52,7 +52,8 @@ def extract(args):
         into = checkouts() / r["name"]
         names = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", r["commit"]],
                                check=True, capture_output=True, text=True).stdout.split("\n")
-        keep = [n for n in names if n.endswith(wanted) or (os.path.basename(n).startswith("requirements") and n.endswith(".txt"))]
+        # requirements files, also those a root requirements.txt includes (`-r requirements/base.txt`)
+        keep = [n for n in names if n.endswith(wanted) or ("requirements" in n and n.endswith(".txt"))]
         into.mkdir(parents=True, exist_ok=True)
         blob = subprocess.run(["git", "--git-dir", git_dir, "archive", r["commit"], "--"] + keep, check=True,
                               capture_output=True).stdout

@@ -13,12 +13,14 @@ constexpr std::string_view Doc = R"md(# TL304 load-without-weights-only
 Flags `torch.load` (also `torch.serialization.load`) called with `weights_only=False`, or
 without `weights_only` where the installed PyTorch may default to full unpickling.
 
-How an absent `weights_only` is judged follows `target-torch-version`:
+How an absent `weights_only` is judged follows the oldest PyTorch the program supports: the
+configured `target-torch-version`, else the lower bound the project declares for `torch`
+(`pyproject.toml`, `setup.cfg`, `setup.py`, `requirements*.txt`), else the current release
+(`torchlint check --show-settings FILE` shows which):
 
 | target | absent `weights_only` | `weights_only=False` |
 | --- | --- | --- |
-| not set | warning (the version is unknown) | warning |
-| before 2.6 | warning (the default was `False`) | warning |
+| before 2.6 | warning (the default was `False`); the message names the version | warning |
 | 2.6 or later | silent, unless `pickle_module` is passed | warning |
 
 From 2.6 the default is `weights_only=True`, so an absent argument is already safe there;
@@ -63,8 +65,10 @@ review), or when the target is older than 1.13, which has no `weights_only`.
 - An absent `weights_only` when the file is one the same function (or module) created: a
   name bound only to an empty `io.BytesIO()` or a `tempfile` temporary file, or its
   `.name`. The bytes are the program's own, not a file from elsewhere.
-- `target-torch-version` is 2.6 or later and neither `weights_only` nor `pickle_module` is
-  passed.
+- The target is 2.6 or later and neither `weights_only` nor `pickle_module` is passed.
+- An absent `weights_only` inside `with torch.serialization.safe_globals(...)` (the program
+  loads weights-only by design) or in an `except TypeError:` handler (the fallback for a
+  PyTorch without the keyword, after a first try with `weights_only=True`).
 )md";
 
 class LoadWithoutWeightsOnly final : public Rule {
@@ -84,25 +88,33 @@ public:
     const LintSettings &S = Ctx.settings();
     if (!ts_node_is_null(L.WeightsOnly)) {
       if (boolLiteral(L.WeightsOnly) == false)
-        Ctx.report(L.WeightsOnly, "`weights_only=False` lets `torch.load` run arbitrary code stored in the file");
+        Ctx.report(L.WeightsOnly, "`weights_only=False` lets `torch.load` run arbitrary code stored in the file; load "
+                                  "with `weights_only=True` and allow-list the classes the file needs with "
+                                  "`torch.serialization.add_safe_globals`");
       return;
     }
     if (A.HasSplat || torch::inProcessFile(L.File, N.Scope, Ctx.model()))
       return; // may pass weights_only; or reads back bytes this program just wrote
     bool Pickle = !ts_node_is_null(L.PickleModule);
-    if (!Pickle && S.TargetTorch && *S.TargetTorch >= TorchVersion{2, 6})
-      return; // weights_only=True is the default there
-    bool HasKeyword = S.targetAtLeast({1, 13});
-    std::string Message = Pickle ? "`torch.load` with a `pickle_module` unpickles arbitrary objects: loading an "
-                                   "untrusted file runs its code"
-                          : HasKeyword
-                              ? "`torch.load` without `weights_only=True` unpickles arbitrary objects: loading an "
-                                "untrusted file runs its code"
-                              : "`torch.load` unpickles arbitrary objects: loading an untrusted file runs its code "
-                                "(`weights_only=True` needs PyTorch 1.13)";
-    Diagnostic &D = Ctx.report(A.Callee, std::move(Message));
-    if (!Pickle && HasKeyword)
-      D.Fix = Fix{"pass `weights_only=True`", Applicability::Unsafe, {appendArgument(A, Ctx.text(), "weights_only=True")}};
+    if (Pickle) {
+      Ctx.report(A.Callee, "`torch.load` with a `pickle_module` unpickles arbitrary objects: loading an untrusted "
+                           "file runs its code; drop `pickle_module` and pass `weights_only=True`");
+      return;
+    }
+    // From 2.6 an absent weights_only means True. Under safe_globals(...) the load is
+    // weights-only by design; in an `except TypeError` handler it is the fallback for a
+    // PyTorch too old to take the keyword.
+    if (S.targetAtLeast({2, 6}) || (N.Flags & (FlagSafeGlobals | FlagTypeErrorFallback)))
+      return;
+    if (!S.targetAtLeast({1, 13})) {
+      Ctx.report(A.Callee, "`torch.load` unpickles arbitrary objects on " + S.describeTarget() +
+                               ": loading an untrusted file runs its code; `weights_only=True` needs PyTorch 1.13");
+      return;
+    }
+    Diagnostic &D = Ctx.report(A.Callee, "`torch.load` without `weights_only` unpickles arbitrary objects on " +
+                                             S.describeTarget() + ", where the default is `weights_only=False`: "
+                                             "pass `weights_only=True`");
+    D.Fix = Fix{"pass `weights_only=True`", Applicability::Unsafe, {appendArgument(A, Ctx.text(), "weights_only=True")}};
   }
 };
 } // namespace

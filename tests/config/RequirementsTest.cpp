@@ -75,6 +75,15 @@ TEST(Requirements, EachKindOfFile) {
   ASSERT_TRUE(D);
   EXPECT_EQ(D->Lower, (TorchVersion{2, 0}));
   EXPECT_FALSE(Declared({{"requirements.txt", "torch\n"}, {"setup.py", "import torch\n"}}));
+  // Includes are followed as pip follows them, relative to the including file, cycles stopped.
+  D = Declared({{"requirements.txt", "-r ./requirements/fabric/base.txt\n--requirement=requirements/pytorch/base.txt\n"},
+                {"requirements/fabric/base.txt", "numpy\n"},
+                {"requirements/pytorch/base.txt", "-c ../constraints.txt\ntorch >=2.1.0, <2.10.0\n"},
+                {"requirements/constraints.txt", "-r pytorch/base.txt\n"}});
+  ASSERT_TRUE(D);
+  EXPECT_EQ(D->Lower, (TorchVersion{2, 1}));
+  EXPECT_EQ(D->Source, "torch >=2.1.0, <2.10.0 in requirements/pytorch/base.txt");
+  EXPECT_FALSE(Declared({{"requirements.txt", "-r requirements.txt\n-r other.txt\n"}, {"other.txt", "-r requirements.txt\n"}}));
   // A malformed pyproject.toml declares nothing; the next file still counts.
   D = Declared({{"pyproject.toml", "[project\n"}, {"requirements.txt", "torch>=1.9\n"}});
   ASSERT_TRUE(D);

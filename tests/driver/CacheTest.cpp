@@ -99,12 +99,12 @@ TEST(CacheFormat, CorruptionReadsAsNoCache) {
 
 TEST(CacheFormat, SettingsHashSeesCodesAndTarget) {
   // Designated: a brace list after TargetTorch would initialise TargetSource, not Enabled.
-  LintSettings A{.TargetTorch = std::nullopt, .Enabled = {"TL101", "TL105"}};
-  LintSettings B{.TargetTorch = std::nullopt, .Enabled = {"TL101"}};
-  LintSettings C{.TargetTorch = TorchVersion{2, 6}, .Enabled = {"TL101", "TL105"}};
+  LintSettings A{.TargetTorch = std::nullopt, .TargetSource = {}, .Enabled = {"TL101", "TL105"}};
+  LintSettings B{.TargetTorch = std::nullopt, .TargetSource = {}, .Enabled = {"TL101"}};
+  LintSettings C{.TargetTorch = TorchVersion{2, 6}, .TargetSource = {}, .Enabled = {"TL101", "TL105"}};
   LintSettings D{.TargetTorch = TorchVersion{2, 6}, .TargetSource = "torch>=2.6 in requirements.txt",
                  .Enabled = {"TL101", "TL105"}};
-  EXPECT_EQ(settingsHash(A), settingsHash(LintSettings{.TargetTorch = std::nullopt, .Enabled = {"TL101", "TL105"}}));
+  EXPECT_EQ(settingsHash(A), settingsHash(LintSettings{.TargetTorch = std::nullopt, .TargetSource = {}, .Enabled = {"TL101", "TL105"}}));
   EXPECT_NE(settingsHash(A), settingsHash(B));
   EXPECT_NE(settingsHash(A), settingsHash(C));
   EXPECT_NE(settingsHash(C), settingsHash(D)); // the source is in the messages, so in the key

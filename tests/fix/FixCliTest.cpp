@@ -26,6 +26,9 @@ const std::string AllFixed = "import torch\nx = torch.zeros(3, device=\"cpu\")\n
 
 struct Project {
   std::string Root = tempDir();
+  // A project that supports PyTorch 2.4, where an absent `weights_only` still means False, so
+  // that TL304's unsafe fix is among the fixes.
+  Project() { file("setup.py", "from setuptools import setup\nsetup(install_requires=[\"torch>=2.4\"])\n"); }
   Project &file(const std::string &Rel, const std::string &Text) {
     std::string P = Root + "/" + Rel;
     llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
@@ -73,7 +76,7 @@ TEST(FixCli, FixWritesSafeFixesAndReportsWhatRemains) {
   int Entries = 0;
   for (llvm::sys::fs::directory_iterator It(P.Root, EC), End; It != End && !EC; It.increment(EC))
     ++Entries;
-  EXPECT_EQ(Entries, 1);
+  EXPECT_EQ(Entries, 2) << "m.py and the project's setup.py";
 
   R = P.run({"check", "--fix", "--unsafe-fixes", "m.py"});
   EXPECT_EQ(R.Exit, 0) << R.Out << R.Err;

@@ -42,10 +42,11 @@ const FixCase Cases[] = {
     {"TL301", "from torch import load\nstate = load(\n    path,\n    weights_only=True,\n)\n",
      "from torch import load\nstate = load(\n    path,\n    weights_only=True, map_location=\"cpu\",\n)\n"},
     // TL304: weights_only=True.
+    // (A target before 2.6: from 2.6 an absent weights_only means True.)
     {"TL304", "import torch\nstate = torch.load(p, map_location=\"cpu\")\n",
-     "import torch\nstate = torch.load(p, map_location=\"cpu\", weights_only=True)\n"},
+     "import torch\nstate = torch.load(p, map_location=\"cpu\", weights_only=True)\n", TorchVersion{2, 4}},
     {"TL304", "import torch\nstate = torch.load(p, \"cpu\")  # positional map_location\n",
-     "import torch\nstate = torch.load(p, \"cpu\", weights_only=True)  # positional map_location\n"},
+     "import torch\nstate = torch.load(p, \"cpu\", weights_only=True)  # positional map_location\n", TorchVersion{1, 13}},
     {"TL304", "import torch\nstate = torch.load(p)\n", "import torch\nstate = torch.load(p, weights_only=True)\n",
      TorchVersion{2, 5}},
     // TL601: the move goes inside the factory.

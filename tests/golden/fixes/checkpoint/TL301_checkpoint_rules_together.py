@@ -1,4 +1,5 @@
 # torchlint-test: select=TL301,TL302,TL304,TL305,TL306
+# torchlint-test: target-torch-version=2.4
 # The checkpoint rules on one file: each speaks for its own problem.
 import torch
 import torch as T

@@ -1,3 +1,5 @@
+# torchlint-test: target-torch-version=2.4
+# A program that must run on PyTorch 2.4, where an absent `weights_only` still means False.
 import io
 import pickle
 import tempfile
@@ -26,6 +28,13 @@ def read_back(blob):
     return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)  # expect: TL304
 
 
+def load_or_report(p):
+    try:
+        return torch.load(p, map_location="cpu", weights_only=True)  # expect: TL304
+    except (OSError, ValueError):  # not the TypeError of an old PyTorch
+        return None
+
+
 # OK
 state = torch.load(p, map_location=device, weights_only=True)
 state = T.load(p, map_location="cpu", weights_only=True)
@@ -47,3 +56,27 @@ def round_trip_file(model):
         torch.save(model, f)
         f.seek(0)
         return torch.load(f, map_location="cpu")
+
+
+def load_allow_listed(p):
+    with torch.serialization.safe_globals([Config]):
+        return torch.load(p, map_location="cpu")  # weights-only by design, allow-listed classes
+
+
+def load_any_torch(p):
+    try:
+        return torch.load(p, map_location="cpu", weights_only=True)
+    except TypeError:  # PyTorch before 1.13 has no weights_only
+        return torch.load(p, map_location="cpu")
+
+
+def test_rejects_pickles(p):
+    with pytest.raises(pickle.UnpicklingError):
+        torch.load(p, weights_only=False)  # the test checks the failure
+
+
+class LoadTest(unittest.TestCase):
+    def test_rejects(self):
+        with self.assertRaises(RuntimeError) as ctx:
+            torch.load(p, pickle_module=pickle)
+

@@ -25,6 +25,11 @@ torch.cuda.set_device("cuda:0")  # expect: TL107
 layer = N.Linear(4, 2, device='cpu')  # expect: TL107
 devices = [torch.device("GPU") if True else None]  # expect: TL107
 
+def not_a_test():
+    with open(p) as f:  # a with statement that expects no error
+        torch.device("gpu")  # expect: TL107
+
+
 # OK
 model = model.to("cpu")
 model = model.to("cuda:1")
@@ -46,3 +51,17 @@ x = x.to(f"cuda:{0}")
 x = x.to("cuda:1234567")  # regression: a huge index is no misspelling, and "fixing" it changed nothing
 x = x.to()
 x = x.to(*args)
+
+
+def test_rejects_gpu():
+    with pytest.raises(RuntimeError, match="device"):
+        torch.device("gpu")  # the test checks that PyTorch rejects it
+
+
+class DeviceTest(unittest.TestCase):
+    def test_rejects(self):
+        with self.assertRaisesRegex(RuntimeError, "Expected one of"):
+            x.to("CPU")
+        with self.assertRaises(RuntimeError) as ctx, open(p) as f:
+            torch.zeros(3, device="cuda0")
+
