@@ -131,6 +131,26 @@ int32_t SemanticModel::enclosingFunction(int32_t Id) const {
   return Id;
 }
 
+bool SemanticModel::decoratedWith(int32_t Id, std::string_view Name) const {
+  Id = enclosingFunction(Id);
+  if (Id < 0 || Scopes[Id].Kind != ScopeKind::Function)
+    return false;
+  TSNode Decorated = ts_node_parent(Scopes[Id].Node);
+  if (ts_node_is_null(Decorated) || !is(Decorated, "decorated_definition"))
+    return false;
+  for (uint32_t I = 0, E = ts_node_named_child_count(Decorated); I < E; ++I) {
+    TSNode D = ts_node_named_child(Decorated, I);
+    if (!is(D, "decorator") || ts_node_named_child_count(D) == 0)
+      continue;
+    TSNode Expr = ts_node_named_child(D, 0);
+    if (is(Expr, "call"))
+      Expr = field(Expr, "function");
+    if (lastComponent(Text(Expr)) == Name)
+      return true;
+  }
+  return false;
+}
+
 const ClassInfo *SemanticModel::methodClass(int32_t Id) const {
   if (Id < 0 || Scopes[Id].Kind != ScopeKind::Function)
     return nullptr;

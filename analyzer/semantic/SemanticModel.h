@@ -116,6 +116,9 @@ public:
   const std::vector<ClassInfo> &classes() const { return Classes; }
   /// The nearest enclosing function scope (not a class), or -1 at module level.
   int32_t enclosingFunction(int32_t ScopeId) const;
+  /// Whether the function enclosing \p ScopeId carries a decorator whose callee's last part
+  /// is \p Name (`@functools.lru_cache(maxsize=8)`, `@cache`).
+  bool decoratedWith(int32_t ScopeId, std::string_view Name) const;
   /// The class a function scope is a method of (directly), or nullptr.
   const ClassInfo *methodClass(int32_t ScopeId) const;
   bool inRole(int32_t ScopeId, FunctionRole R) const { return (Scopes[ScopeId].Roles & R) != 0; }

@@ -2,6 +2,7 @@
 // nn.Module's forward, which runs on every step.
 #include "diag/Edits.h"
 #include "lint/Rule.h"
+#include "flow/DeviceFlow.h"
 #include "torch/Read.h"
 
 namespace torchlint::rules {
@@ -11,41 +12,53 @@ constexpr std::string_view Doc = R"md(# TL201 to-in-forward
 
 ## What it does
 Flags a device move inside the `forward` of an `nn.Module` subclass (or a method it calls
-through `self`, or a function nested in them): `.to(device)` where the device is a
-device-named variable or attribute (`device`, `self.device`, `x.device`), a device string, a
-`torch.device(...)` or an index; `.to(device=...)`; and `.cuda()`.
+through `self`, or a function nested in them) of a value that could have lived on the device
+once:
+- a tensor built there from constants (a factory without `device=`, `torch.tensor([...])`,
+  `torch.from_numpy(...)`) and then moved with `.to(device)` or `.cuda()`;
+- a plain tensor attribute (`self.table = torch.zeros(4)` in `__init__`, neither a parameter
+  nor a buffer) moved on every call.
+
+The message says which, with a note at where the value was built.
 
 ## Why is this bad?
-`forward` runs on every step, so the move runs on every step too. A tensor that arrives on
-the CPU is copied to the GPU each time, synchronously unless it is pinned, and the GPU waits
-for it; a constant built on the CPU and moved (`torch.arange(n).to(x.device)`) is allocated
-and copied on every call. Moving the batch before calling the model lets the copy overlap
-with compute (`pin_memory=True`, `non_blocking=True`), and constants belong in registered
-buffers, which `model.to(device)` moves once, or are created on the right device
-(`torch.arange(n, device=x.device)`).
+`forward` runs on every step, so the move runs on every step too. A constant built on the CPU
+and moved (`torch.arange(n).to(x.device)`) is allocated and copied host-to-device on every
+call, synchronously; a plain tensor attribute does not follow `model.to(device)`, so it is
+copied again each time. Constants belong in registered buffers, which `model.to(device)`
+moves once, or are created on the right device (`torch.arange(n, device=x.device)`).
 
 ## Example
 ```python
 class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.tensor([0.5, 2.0])
+
     def forward(self, x):
-        x = x.to(self.device)
         pos = torch.arange(x.shape[1]).to(x.device)
-        return self.body(x + pos)
+        return self.body(x + pos) * self.scale.to(x.device)
 ```
 
 ## Use instead
 ```python
 class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.tensor([0.5, 2.0]))
+
     def forward(self, x):
         pos = torch.arange(x.shape[1], device=x.device)
-        return self.body(x + pos)
-
-for x, y in loader:
-    x = x.to(device, non_blocking=True)
-    out = model(x)
+        return self.body(x + pos) * self.scale
 ```
 
 ## When it stays silent
+- Moves of `forward`'s inputs and of values computed from them (`x.to(self.device)`,
+  `mask.to(x.device)`): moving inputs is the module's contract, and the copy happens once per
+  step wherever it is written. Values the analysis cannot trace stay silent too.
+- Moves whose result is cached: stored back on the module (`self.anchors = [a.to(device) for
+  a in self.anchors]`), inside an `lru_cache`d or `cache`d function, or under a check of the
+  device (`if self.grid.device != x.device:`, `if self.cache is None:` on a device).
 - Dtype-only conversions: `.to(torch.float16)`, `.to(x.dtype)`, `.to(dtype=...)`, `.half()`,
   `.float()`.
 - Moves to the CPU: `.cpu()` and `.to("cpu")` (`pack_padded_sequence` needs its lengths
@@ -54,8 +67,6 @@ for x, y in loader:
   name), and `.to(device=None)`.
 - Module moves: `self.to(...)`, and a move whose result is discarded
   (`self.encoder.to(device)`): modules move in place and only the first call copies.
-- A move whose result is stored back on the module (`self.anchors = [a.to(device) for a in
-  self.anchors]`): it is cached, so only the first call copies.
 - Code outside `forward` and the methods it calls: `__init__`, training loops, helpers of
   classes that are not modules.
 )md";
@@ -101,10 +112,13 @@ public:
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> calleeNames() const override { return {"to", "cuda"}; }
+  std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
-    if (!M.inRole(N.Scope, RoleForward))
+    // Under a check of the device (`if self.w.device != x.device:`) the move is cached.
+    if (!M.inRole(N.Scope, RoleForward) || (N.Flags & FlagCudaGuarded) || M.decoratedWith(N.Scope, "lru_cache") ||
+        M.decoratedWith(N.Scope, "cache"))
       return;
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
@@ -118,14 +132,37 @@ public:
     if ((is(Receiver, "identifier") && M.text()(Receiver) == "self") ||
         is(ts_node_parent(N.Node), "expression_statement"))
       return;
-    if (cachedOnModule(N.Node, M.text()))
+    if (cachedOnModule(N.Node, M.text()) || (!Cuda && !movesToDevice(P.Device, M)))
       return;
-    if (!Cuda && !movesToDevice(P.Device, M))
+    // Only a value that could have lived on the device once: `forward`'s inputs (and what is
+    // computed from them) must be moved somewhere, and the copy happens once per step
+    // wherever it is written.
+    const flow::DeviceFlow &F = Ctx.analysis<flow::DeviceFlow>();
+    const flow::Value *V = F.valueOf(Receiver);
+    if (!V || !V->isTensor() || V->has(flow::FlagInput))
       return;
-    Ctx.report(methodCallRange(N.Node),
-               std::string(Cuda ? "`.cuda()`" : "`.to(...)` with a device") +
-                   " inside `forward` copies on every step; move inputs before calling the model, and keep "
-                   "constants in registered buffers or create them on the right device");
+    if (const flow::Value *To = ts_node_is_null(P.Device) ? nullptr : F.valueOf(P.Device);
+        To && To->Dev.Kind == flow::DeviceKind::Cpu)
+      return; // a device-named variable that the flow knows is the CPU
+    std::string What = shortText(Receiver, M.text());
+    std::string Move = Cuda ? "`.cuda()`" : "`.to(...)`";
+    if (V->has(flow::FlagPlainAttribute)) {
+      Diagnostic &D = Ctx.report(methodCallRange(N.Node),
+                                 "`" + What + "` is a plain tensor attribute, so " + Move +
+                                     " copies it on every call of `forward`; register it with "
+                                     "`self.register_buffer(...)` so that `model.to(device)` moves it once");
+      D.Notes.push_back(F.deviceNote(Receiver, *V, M.text()));
+      return;
+    }
+    bool FromConstants = V->Dev.Kind == flow::DeviceKind::Cpu &&
+                         (V->DevHow == flow::Origin::Factory || V->DevHow == flow::Origin::Numpy);
+    if (!FromConstants || V->has(flow::FlagInput))
+      return;
+    Diagnostic &D = Ctx.report(methodCallRange(N.Node),
+                               "`" + What + "` is built on the CPU and then copied by " + Move +
+                                   " on every call of `forward`; build it on the device (`device=`), or once in "
+                                   "`__init__` as a registered buffer");
+    D.Notes.push_back(F.deviceNote(Receiver, *V, M.text()));
   }
 };
 } // namespace

@@ -167,17 +167,17 @@ TEST(Confirm, TransfersInForwardCountedPerStep) {
   RunResult R = confirm({"--virtual-cuda=1", "--max-steps", "3", "--format", "json"}, "to_in_forward.py");
   EXPECT_EQ(R.Exit, 1) << R.Err;
   auto F = parseJson(R.Out);
-  const Finding *Moves = at(F, 13, {"TL201"});
+  const Finding *Moves = at(F, 15, {"TL201"});
   ASSERT_NE(Moves, nullptr) << R.Out;
   EXPECT_EQ(Moves->Verdict, "confirmed");
   EXPECT_NE(Moves->Evidence.find("3 transfer(s) inside forward (cpu -> cuda:0), 6144 bytes"), std::string::npos)
       << Moves->Evidence;
   EXPECT_NE(Moves->Evidence.find("1.0 per optimizer step"), std::string::npos) << Moves->Evidence;
   EXPECT_TRUE(Moves->HasCost);
-  const Finding *Stays = at(F, 14, {"TL201"});
+  const Finding *Stays = at(F, 16, {"TL201"});
   ASSERT_NE(Stays, nullptr) << R.Out;
   EXPECT_EQ(Stays->Verdict, "not-reproduced");
-  const Finding *Never = at(F, 24, {"TL201"});
+  const Finding *Never = at(F, 26, {"TL201"});
   ASSERT_NE(Never, nullptr) << R.Out;
   EXPECT_EQ(Never->Verdict, "not-reached");
   EXPECT_NE(R.Err.find("3 optimizer step(s), stopped: max-steps"), std::string::npos) << R.Err;

@@ -1,7 +1,9 @@
-# confirm fixture: a device move inside forward that copies every step, one that never
-# moves anything, and a module that is never run.
+# confirm fixture: a constant moved inside forward that copies every step, one whose move
+# lands on the CPU at run time, and a module that is never run.
+import os
 import torch
 from torch import nn
+host_device = torch.device(os.environ.get("AUX_DEVICE", "cpu"))
 
 
 class Net(nn.Module):
@@ -10,9 +12,9 @@ class Net(nn.Module):
         self.fc = nn.Linear(8, 2)
 
     def forward(self, x):
-        x = x.to(self.fc.weight.device)  # a host-to-device copy every step
-        mask = torch.ones_like(x).to(x.device)  # already there: no copy
-        return self.fc(x * mask)
+        table = torch.ones(64, 8).to(self.fc.weight.device)  # a host-to-device copy every step
+        mask = torch.ones(1).to(host_device)  # the CPU at run time: no copy
+        return self.fc(x * table) * mask.item()
 
 
 class NeverUsed(nn.Module):
@@ -21,7 +23,7 @@ class NeverUsed(nn.Module):
         self.device = device
 
     def forward(self, x):
-        return x.to(self.device)  # never runs
+        return x * torch.zeros(2).to(self.device)  # never runs
 
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -29,7 +31,7 @@ model = Net()
 model.to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for step in range(1000):
-    batch = torch.randn(64, 8)
+    batch = torch.randn(64, 8).to(device)
     loss = model(batch).sum()
     loss.backward()
     optimizer.step()
