@@ -60,6 +60,12 @@ failed`. No fix is offered when `pickle_module` is passed (PyTorch rejects it wi
 review), or when the target is older than 1.13, which has no `weights_only`.
 
 ## When it stays silent
+The rule is opt-in (`extend-select = ["TL304"]`). On maintained code, 15 of 58 of its findings
+were loads a maintainer would change: most read the project's own files (bytes it just
+broadcast, centroids it saved, checkpoints that carry an `argparse.Namespace` or a config
+object and need full unpickling before 2.6), and an explicit `weights_only=False` is a
+reviewed decision. Select it to audit the loads of a project that supports PyTorch before
+2.6. When selected, it stays silent for:
 - `weights_only=True`, or `weights_only` set from a variable or expression.
 - The call unpacks `*args` or `**kwargs`, which may carry `weights_only`.
 - An absent `weights_only` when the file is one the same function (or module) created: a
