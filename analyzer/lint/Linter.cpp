@@ -64,6 +64,22 @@ std::string syntaxErrorMessage(TSNode N, const NodeText &Text) {
 
 } // namespace
 
+void Linter::finishRules(std::vector<Diagnostic> &Out, RuleContext &Ctx, const LintSettings &S) const {
+  for (const auto &R : Reg.rules()) {
+    if (!R->finishesFile() || !S.enabled(R->info().Code))
+      continue;
+    auto Theirs = std::stable_partition(Out.begin(), Out.end(),
+                                        [&](const Diagnostic &D) { return D.Code != R->info().Code; });
+    if (Theirs == Out.end())
+      continue;
+    std::vector<Diagnostic> Mine(std::make_move_iterator(Theirs), std::make_move_iterator(Out.end()));
+    Out.erase(Theirs, Out.end());
+    Ctx.setRule(R.get());
+    R->finishFile(Mine, Ctx);
+    std::move(Mine.begin(), Mine.end(), std::back_inserter(Out));
+  }
+}
+
 std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S) const {
   std::vector<Diagnostic> Out;
   SemanticModel Model(File.text());
@@ -141,6 +157,7 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   }
   if (!Sups.empty())
     applySuppressions(Out, Sups, File);
+  finishRules(Out, Ctx, S);
 
   for (auto &Sup : Sups)
     for (size_t I = 0; I < Sup.Codes.size(); ++I) {

@@ -36,6 +36,9 @@ public:
   FileWideWords fileWideWords(const LintSettings &S) const;
 
 private:
+  /// Hands each enabled rule that asks for it (Rule::finishesFile) its findings of the file.
+  void finishRules(std::vector<Diagnostic> &Out, RuleContext &Ctx, const LintSettings &S) const;
+
   const Registry &Reg;
   KindSet Wanted;
   std::vector<std::vector<uint32_t>> BySymbol; // rule indices per grammar symbol

@@ -80,6 +80,13 @@ public:
   /// device flow, the process group, a rewrite of the whole file): the editor needs them to
   /// know when re-linting one definition is not enough.
   virtual std::vector<FileWide> fileWideReads() const { return {}; }
+  /// Whether the rule looks at its findings of a file together once the walk is done (see
+  /// finishFile()).
+  virtual bool finishesFile() const { return false; }
+  /// Called after every node was checked and suppressions applied, with the rule's findings of
+  /// the file that survived them: a rule may merge them (TL105 reports a file that never
+  /// chooses a device once, with the count of the others).
+  virtual void finishFile(std::vector<Diagnostic> &Mine, RuleContext &Ctx) const {}
 
 private:
   const RuleInfo &Info;

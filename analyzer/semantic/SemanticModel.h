@@ -130,6 +130,10 @@ public:
   /// Whether the file's text holds \p Word anywhere, remembered per word: a rule that needs
   /// a file-wide call (`init_process_group`) rules out every call of the other files at once.
   bool textHas(std::string_view Word) const;
+  /// Whether the file chooses a device anywhere: a value assigned to a device-named variable
+  /// or attribute, a device-named parameter's default, a function named after the device.
+  bool choosesDevice() const { return ChoosesDevice; }
+  void noteDeviceChoice() { ChoosesDevice = true; }
   /// What scope \p Id binds (a function's or lambda's parameters and statements, or the
   /// module's), read on first use; empty for class scopes.
   const ScopeBindings &bindings(int32_t Id) const;
@@ -166,6 +170,7 @@ private:
   mutable const void *MemoId = nullptr;
   mutable uint32_t MemoStart = 0;
   mutable std::string MemoName;
+  bool ChoosesDevice = false;
   mutable std::vector<std::pair<std::string, bool>> WordsSeen; // textHas(): a few words
   std::vector<std::string> Relative;
   std::vector<Scope> Scopes;

@@ -364,8 +364,10 @@ private:
       TSNode Left = field(N, "left");
       if (is(Left, "identifier") || is(Left, "attribute")) {
         std::string_view L = Text(Left);
-        if (torch::mentionsDeviceWord(L))
+        if (torch::mentionsDeviceWord(L)) {
           F.Kind = Special::ChoiceAssign;
+          M.noteDeviceChoice();
+        }
         // pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)
         if (L == "pytestmark" && mentionsAccelerator(Text(field(N, "right"))))
           F.ExitGuard = true;
@@ -373,8 +375,10 @@ private:
       break;
     }
     case WK::DefaultParameter:
-      if (torch::mentionsDeviceWord(Text(field(N, "name"))))
+      if (torch::mentionsDeviceWord(Text(field(N, "name")))) {
         F.Kind = Special::ChoiceDefault;
+        M.noteDeviceChoice();
+      }
       break;
     case WK::Decorated:
       for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
@@ -474,8 +478,10 @@ private:
       if (M.scope(F.Scope).Kind == ScopeKind::Class)
         Class = M.scope(F.Scope).Class;
       F.Scope = M.addScope(Scope{ScopeKind::Function, N, F.Scope, Class, Name, RoleNone});
-      if (containsNoCase(Name, "device"))
+      if (containsNoCase(Name, "device")) {
         ++F.Choice;
+        M.noteDeviceChoice();
+      }
       return;
     }
     ClassInfo CI;

@@ -27,7 +27,7 @@ const std::string AllFixed = "import torch\nx = torch.zeros(3, device=\"cpu\")\n
 struct Project {
   std::string Root = tempDir();
   // A project that supports PyTorch 2.4, where an absent `weights_only` still means False, and
-  // TL304 (opt-in) selected in run(), so that its unsafe fix is among the fixes.
+  // TL301 and TL304 (opt-in) selected in run(), so that their unsafe fixes are among the fixes.
   Project() { file("setup.py", "from setuptools import setup\nsetup(install_requires=[\"torch>=2.4\"])\n"); }
   Project &file(const std::string &Rel, const std::string &Text) {
     std::string P = Root + "/" + Rel;
@@ -38,7 +38,7 @@ struct Project {
   std::string read(const std::string &Rel) const { return readFile(Root + "/" + Rel); }
   RunResult run(std::vector<std::string> Args, const std::string &Stdin = "") const {
     Args.push_back("--no-cache");
-    Args.push_back("--extend-select=TL304");
+    Args.push_back("--extend-select=TL301,TL304");
     return runTorchlint(Args, Root, Stdin);
   }
 };

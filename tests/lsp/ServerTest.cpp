@@ -119,7 +119,9 @@ TEST(LspServer, IncrementalEditsMatchAFreshParse) {
 }
 
 TEST(LspServer, FixAllLeavesNothingSafeToFix) {
-  const std::string Uri = "file:///tmp/torchlint-lsp-fixall/a.py";
+  std::string Dir = tempDir();
+  writeFile(Dir + "/torchlint.toml", "extend-select = [\"TL301\"]\n"); // opt-in: a finding with an unsafe fix
+  const std::string Uri = lsp::pathToUri(Dir + "/a.py");
   LspHarness H;
   H.send({initialize()});
   H.send({didOpen(Uri, Base)});

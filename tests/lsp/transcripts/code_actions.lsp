@@ -2,6 +2,10 @@
 # "Disable TLxxx for this line" that adds `# noqa` or extends the one there, nothing that
 # would put a comment inside a multi-line string, and source.fixAll.torchlint.
 
+# TL301 is opt-in: this project selects it.
+%% file torchlint.toml
+extend-select = ["TL301"]
+
 >>> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
 <<< {"jsonrpc": "2.0", "id": 1, "result": "{{any}}"}
 
