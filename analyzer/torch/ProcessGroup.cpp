@@ -5,6 +5,7 @@
 
 #include "diag/Edits.h"
 #include "parse/Ancestors.h"
+#include "semantic/Walker.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
 
@@ -268,6 +269,85 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
   }
   Out.Init = init();
   return Out;
+}
+
+namespace {
+
+/// Whether \p Up (innermost first) holds a condition about CUDA, or a `try` (an optional import).
+bool guardedOrTried(const std::vector<TSNode> &Up, const NodeText &T) {
+  for (TSNode A : Up) {
+    if (is(A, "try_statement"))
+      return true;
+    TSNode Cond{};
+    if (is(A, "if_statement") || is(A, "elif_clause") || is(A, "while_statement"))
+      Cond = field(A, "condition");
+    else if (is(A, "conditional_expression") && ts_node_named_child_count(A) == 3)
+      Cond = ts_node_named_child(A, 1);
+    if (!ts_node_is_null(Cond) && mentionsAccelerator(T(Cond)))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+CudaOnlyProgram::CudaOnlyProgram(const FileContext &File) {
+  const SemanticModel &M = File.model();
+  const NodeText &T = M.text();
+  TSNode FileRoot = File.root();
+  std::string_view Text = T(FileRoot);
+  uint32_t Base = ts_node_start_byte(FileRoot);
+  auto each = [&](std::string_view Needle, auto &&Fn) {
+    for (size_t I = findBytes(Text, Needle); ts_node_is_null(Root) && I != std::string_view::npos;
+         I = findBytes(Text, Needle, I + 1))
+      Fn(Base + static_cast<uint32_t>(I), Base + static_cast<uint32_t>(I + Needle.size()));
+  };
+  // An NCCL process group: NCCL moves CUDA tensors only.
+  if (TSNode Init = File.get<ProcessGroup>().init(); !ts_node_is_null(Init)) {
+    std::string_view Call = T(Init);
+    if (Call.find("\"nccl\"") != std::string_view::npos || Call.find("'nccl'") != std::string_view::npos)
+      Root = Init;
+  }
+  each("set_device", [&](uint32_t B, uint32_t E) {
+    TSNode Call = callAtName(FileRoot, B, E);
+    if (!ts_node_is_null(Call) && classify(M.qualifiedName(field(Call, "function"))).Kind == Api::SetDevice &&
+        !guardedOrTried(ancestorsInnermostFirst(Call), T))
+      Root = Call;
+  });
+  each("is_available", [&](uint32_t B, uint32_t E) {
+    std::vector<TSNode> Up = ancestorsInnermostFirst(ts_node_descendant_for_byte_range(FileRoot, B, E));
+    for (TSNode A : Up) {
+      if (is(A, "not_operator") || is(A, "boolean_operator"))
+        return;
+      if (is(A, "assert_statement")) {
+        if (T(A).find("cuda") != std::string_view::npos && !guardedOrTried(Up, T))
+          Root = A;
+        return;
+      }
+      if (is(A, "block") || is(A, "module"))
+        return;
+    }
+  });
+  for (std::string_view Lib : {"transformer_engine", "apex", "msamp"})
+    each(Lib, [&](uint32_t B, uint32_t E) {
+      std::vector<TSNode> Up = ancestorsInnermostFirst(ts_node_descendant_for_byte_range(FileRoot, B, E));
+      for (TSNode A : Up) {
+        if ((is(A, "dotted_name") && T(A).substr(0, Lib.size()) == Lib &&
+             (T(A).size() == Lib.size() || T(A)[Lib.size()] == '.')) ||
+            is(A, "aliased_import"))
+          continue;
+        if ((is(A, "import_statement") || is(A, "import_from_statement")) && !guardedOrTried(Up, T) &&
+            ts_node_start_byte(field(A, is(A, "import_from_statement") ? "module_name" : "name")) == B)
+          Root = A;
+        return;
+      }
+    });
+}
+
+FileWide CudaOnlyProgram::fileWide() {
+  static constexpr std::string_view Words[] = {"nccl", "set_device", "is_available", "transformer_engine", "apex",
+                                               "msamp"};
+  return {Words, {}};
 }
 
 } // namespace torchlint::torch

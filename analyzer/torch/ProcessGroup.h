@@ -69,4 +69,21 @@ private:
   mutable std::optional<DdpPlacement> LastAnswer;
 };
 
+/// Whether the program is CUDA-only by construction, and the construct that makes it so: an
+/// NCCL process group (`init_process_group("nccl")`), a `torch.cuda.set_device(...)` outside
+/// any CUDA guard, `assert torch.cuda.is_available()`, or an import (outside `try`) of a
+/// library that only runs on CUDA (`transformer_engine`, `apex`, `msamp`). In such a file a
+/// `.cuda()` is the program's design, not a portability bug: TL105 stays silent there.
+class CudaOnlyProgram {
+public:
+  explicit CudaOnlyProgram(const FileContext &File);
+  /// The construct that makes the program CUDA-only, or a null node.
+  TSNode root() const { return Root; }
+
+  static FileWide fileWide();
+
+private:
+  TSNode Root{};
+};
+
 } // namespace torchlint::torch

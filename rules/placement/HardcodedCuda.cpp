@@ -40,6 +40,13 @@ noise = torch.randn(8, 16, device=device)
 ```
 
 ## When it stays silent
+- A program that is CUDA-only by construction: it starts an NCCL process group, calls
+  `torch.cuda.set_device(...)` outside any CUDA guard, asserts `torch.cuda.is_available()`, or
+  imports a library that only runs on CUDA (`transformer_engine`, `apex`, `msamp`) outside
+  `try`. Its `.cuda()` calls are the design; TL106 and TL402 speak about its roots.
+- In a file that never chooses a device (no device-named variable, parameter or function),
+  only the first placement is reported, with the count of the others and a note at each: one
+  decision for the user, not one finding per line.
 - The one place that chooses the device: the value assigned to a device-named variable
   (`device = torch.device("cuda")`), a device-named parameter's default, a function whose
   name says it picks the device (`get_device()`).
@@ -70,7 +77,32 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<FileWide> fileWideReads() const override { return {torch::ProcessGroup::fileWide()}; }
+  std::vector<FileWide> fileWideReads() const override {
+    // Whether the file chooses a device (a device-named variable, parameter or function) and
+    // how many placements it hardcodes (each spells `cuda`) decide what is reported: an edit
+    // of a definition without these words changes neither.
+    static constexpr std::string_view Words[] = {"cuda", "device", "gpu", "dev"};
+    return {torch::ProcessGroup::fileWide(), torch::CudaOnlyProgram::fileWide(), FileWide{Words, {}}};
+  }
+  bool finishesFile() const override { return true; }
+
+  /// A program that is CUDA-only by construction hardcodes CUDA by design; one that never
+  /// chooses a device gets one finding, with the count of the others.
+  void finishFile(std::vector<Diagnostic> &Mine, RuleContext &Ctx) const override {
+    if (!ts_node_is_null(Ctx.analysis<torch::CudaOnlyProgram>().root())) {
+      Mine.clear();
+      return;
+    }
+    if (Ctx.model().choosesDevice() || Mine.size() < 2)
+      return;
+    Diagnostic &First = Mine.front();
+    size_t Others = Mine.size() - 1;
+    First.Message += "; this file never chooses a device, and " + std::to_string(Others) +
+                     (Others == 1 ? " more placement hardcodes" : " more placements hardcode") + " CUDA too";
+    for (size_t I = 1; I < Mine.size() && I <= 10; ++I)
+      First.Notes.push_back(Note{Mine[I].Range, "CUDA hardcoded here too"});
+    Mine.resize(1);
+  }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))

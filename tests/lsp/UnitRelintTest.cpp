@@ -167,8 +167,10 @@ TEST(UnitRelint, RandomEditsMatchTheWholeFile) {
     Why += "  " + std::to_string(N) + " " + W + "\n";
   std::printf("unit re-lint: %zu of %zu edits over %zu files re-linted by their definition and its users; the others:\n%s",
               UnitEdits, Edits, Files.size(), Why.c_str());
-  // The comparison means something only if the fast path was taken often.
-  EXPECT_GE(UnitEdits * 6, Edits) << UnitEdits << " of " << Edits << " edits were re-linted by their definition; "
+  // The comparison means something only if the fast path was taken often. (Less often in the
+  // fixtures than in real files: nearly every definition there spells `cuda` or `device`,
+  // which TL105's one-finding-per-file decision reads file-wide.)
+  EXPECT_GE(UnitEdits * 20, Edits) << UnitEdits << " of " << Edits << " edits were re-linted by their definition; "
                                   << "the others were refused for:\n"
                                   << Why;
 }
@@ -194,7 +196,7 @@ struct Planned {
 
 /// Plans the edit replacing the first \p Find in \p Old by \p Replace.
 Planned plan(const std::string &Old, const std::string &Find, const std::string &Replace,
-             const std::vector<Diagnostic> &OldDiags = {}) {
+             const std::vector<Diagnostic> &OldDiags = {}, const Linter::FileWideWords &Words = allWords()) {
   Planned P;
   P.OldText = Old;
   size_t B = Old.find(Find);
@@ -207,7 +209,7 @@ Planned plan(const std::string &Old, const std::string &Find, const std::string 
   lsp::EditSpan E{static_cast<uint32_t>(B), static_cast<uint32_t>(B + Find.size()),
                   static_cast<uint32_t>(B + Replace.size())};
   P.R = lsp::planUnitRelint(Units, P.OldText, ts_node_has_error(OldRoot), ts_tree_root_node(NewTree.get()),
-                            P.NewText, E, OldDiags, allWords());
+                            P.NewText, E, OldDiags, Words);
   return P;
 }
 
@@ -252,7 +254,7 @@ TEST(UnitRelint, KeepsWhatTheDefinitionNamesAndBlanksTheRest) {
 TEST(UnitRelint, RefusesWhatReachesBeyondTheDefinition) {
   // make_batch is called by train: its summary is part of train's findings, so both are
   // re-linted.
-  auto Helper = plan(Script, "torch.zeros(4)", "torch.zeros(4).cuda()");
+  auto Helper = plan(Script, "torch.zeros(4)", "torch.zeros(4).double()");
   ASSERT_TRUE(Helper.R.Plan) << Helper.R.Refusal;
   ASSERT_EQ(Helper.R.Plan->Relinted.size(), 2u);
   EXPECT_EQ(Helper.R.Plan->Relinted[0].Begin, Helper.NewText.find("def make_batch"));
@@ -262,7 +264,12 @@ TEST(UnitRelint, RefusesWhatReachesBeyondTheDefinition) {
   std::string Chain = Script;
   Chain.replace(Chain.find("DEVICE = torch.device(\"cuda\")"), 29, "DEVICE = pick()");
   Chain.insert(Chain.find("def make_batch"), "def pick():\n    return torch.device(\"cuda\")\n\n\n");
-  auto Pick = plan(Chain, "return torch.device(\"cuda\")", "return torch.device(\"cpu\")");
+  // (Without TL105, whose one-finding-per-file decision reads every definition that spells
+  // `cuda` or `device`: with it, this edit re-lints the whole file.)
+  EXPECT_EQ(plan(Chain, "return torch.device(\"cuda\")", "return torch.device(\"cpu\")").R.Refusal,
+            "the definition has code with file-wide effects");
+  static const Linter::FileWideWords NoTL105 = wordsFor("TL105");
+  auto Pick = plan(Chain, "return torch.device(\"cuda\")", "return torch.device(\"cpu\")", {}, NoTL105);
   ASSERT_TRUE(Pick.R.Plan) << Pick.R.Refusal;
   ASSERT_EQ(Pick.R.Plan->Relinted.size(), 3u); // DEVICE = pick(), pick, train
   EXPECT_EQ(Pick.R.Plan->Relinted[0].Begin, Pick.NewText.find("DEVICE = pick()"));

@@ -36,8 +36,14 @@ TEST(DdpDeviceRule, OrderWithinAFunction) {
                     "def helper():\n"
                     "    return torch.ones(1).cuda()\n";
   // `cuda:0` after set_device is still GPU 0: TL106 speaks about the literal index. The
-  // helper may run after `set_device`, so TL402 leaves it to TL105.
-  EXPECT_EQ(lineCodes(Src, lintString(Src, {"TL402", "TL106", "TL105"})), (Lines{"5:TL402", "8:TL106", "10:TL105"}));
+  // helper may run after `set_device`, so TL402 leaves it alone; an NCCL program (with an unguarded
+  // set_device) is CUDA-only by construction, so TL105 does too.
+  EXPECT_EQ(lineCodes(Src, lintString(Src, {"TL402", "TL106", "TL105"})), (Lines{"5:TL402", "8:TL106"}));
+  std::string Guarded = Src;
+  Guarded.replace(Guarded.find("'nccl'"), 6, "'gloo'");
+  Guarded.replace(Guarded.find("    torch.cuda.set_device(rank)"), 31, "    if torch.cuda.is_available(): torch.cuda.set_device(rank)");
+  EXPECT_EQ(lineCodes(Guarded, lintString(Guarded, {"TL105"})), (Lines{"7:TL105"}))
+      << "gloo, set_device guarded: portable, and one finding for the file (which chooses no device)";
 }
 
 TEST(OptimizerStateDeviceRule, MemoKeepsFunctionsApart) {
