@@ -55,13 +55,18 @@ bool rankCondition(std::string_view C) {
   return false;
 }
 
+/// The condition \p A branches on, if it is an if, elif, while or conditional expression.
+TSNode conditionOf(TSNode A) {
+  if (is(A, "if_statement") || is(A, "elif_clause") || is(A, "while_statement"))
+    return field(A, "condition");
+  if (is(A, "conditional_expression") && ts_node_named_child_count(A) == 3)
+    return ts_node_named_child(A, 1);
+  return TSNode{};
+}
+
 bool underRankCondition(const std::vector<TSNode> &Up, const NodeText &T) {
   for (TSNode A : Up) {
-    TSNode Cond{};
-    if (is(A, "if_statement") || is(A, "elif_clause") || is(A, "while_statement"))
-      Cond = field(A, "condition");
-    else if (is(A, "conditional_expression") && ts_node_named_child_count(A) == 3)
-      Cond = ts_node_named_child(A, 1);
+    TSNode Cond = conditionOf(A);
     if (!ts_node_is_null(Cond) && rankCondition(T(Cond)))
       return true;
     if (is(A, "function_definition") || is(A, "lambda"))
@@ -278,11 +283,7 @@ bool guardedOrTried(const std::vector<TSNode> &Up, const NodeText &T) {
   for (TSNode A : Up) {
     if (is(A, "try_statement"))
       return true;
-    TSNode Cond{};
-    if (is(A, "if_statement") || is(A, "elif_clause") || is(A, "while_statement"))
-      Cond = field(A, "condition");
-    else if (is(A, "conditional_expression") && ts_node_named_child_count(A) == 3)
-      Cond = ts_node_named_child(A, 1);
+    TSNode Cond = conditionOf(A);
     if (!ts_node_is_null(Cond) && mentionsAccelerator(T(Cond)))
       return true;
   }
