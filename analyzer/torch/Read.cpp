@@ -202,10 +202,13 @@ bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
   if (ts_node_is_null(P))
     return false;
   std::string_view K = kind(P);
-  if (K == "comparison_operator" || K == "attribute" || K == "pair")
+  if (K == "comparison_operator" || K == "attribute" || K == "pair" || K == "list" || K == "tuple" || K == "set")
     return true;
-  if (K == "keyword_argument")
+  if (K == "keyword_argument") {
+    if (!mentionsDeviceWord(M.text()(field(P, "name"))) && M.text()(field(P, "name")) != "map_location")
+      return true; // `return_value=torch.device("cuda", 1)`: a value handed over, no placement
     P = ts_node_parent(P);
+  }
   if (!is(P, "argument_list"))
     return false;
   TSNode Outer = ts_node_parent(P);

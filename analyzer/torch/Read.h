@@ -75,10 +75,12 @@ TSNode parametersOwner(TSNode Arg, const NodeText &Text);
 /// second positional argument: where TL302 speaks about literal devices.
 bool inMapLocation(TSNode N, const SemanticModel &M);
 
-/// Whether a `torch.device(...)` call is only inspected, not used to place anything: compared
-/// (`x.device == torch.device("cuda")`), read (`torch.device("cuda").type`), listed as a
-/// dictionary value, or passed to CUDA's own API (`torch.cuda.get_device_name(...)`) other than
-/// `torch.cuda.set_device`/`torch.cuda.device`.
+/// Whether a `torch.device(...)` call is only a value, not used to place anything (building a
+/// device object never touches CUDA): compared (`x.device == torch.device("cuda")`), read
+/// (`torch.device("cuda").type`), an element of a list, tuple, set or dictionary (expected
+/// values, `pytest.mark.parametrize` cases), a keyword argument that names no device
+/// (`return_value=` of a mock), or passed to CUDA's own API (`torch.cuda.get_device_name(...)`)
+/// other than `torch.cuda.set_device`/`torch.cuda.device`.
 bool deviceOnlyInspected(TSNode TorchDeviceCall, const SemanticModel &M);
 
 } // namespace torchlint::torch

@@ -358,6 +358,8 @@ std::optional<DeclaredTorch> ConfigResolver::declaredAbove(const std::string &Di
       break;
     Root = projectRoot(Parent);
   }
+  if (!Found)
+    Found = enclosingTorchPackage(Key);
   std::lock_guard<std::mutex> Lock(DeclaredMu);
   return Declared.emplace(Key, Found).first->second;
 }

@@ -278,4 +278,26 @@ std::optional<DeclaredTorch> declaredTorch(const std::string &Root) {
   return std::nullopt;
 }
 
+std::optional<DeclaredTorch> enclosingTorchPackage(const std::string &Dir) {
+  llvm::SmallString<256> Abs(Dir.empty() ? "." : Dir);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, true);
+  for (std::string D(Abs); !D.empty();) {
+    if (llvm::sys::path::filename(D) == "torch")
+      if (auto Text = readFile(D + "/version.py")) {
+        // `__version__ = '1.13.1'` (setup.py writes it)
+        size_t At = Text->find("__version__");
+        size_t Quote = At == std::string::npos ? At : Text->find_first_of("'\"", At);
+        if (Quote != std::string::npos)
+          if (auto V = leadingVersion(std::string_view(*Text).substr(Quote + 1)))
+            return DeclaredTorch{*V, "the torch package itself, " + D + "/version.py"};
+      }
+    std::string Parent(llvm::sys::path::parent_path(D));
+    if (Parent == D)
+      break;
+    D = Parent;
+  }
+  return std::nullopt;
+}
+
 } // namespace torchlint

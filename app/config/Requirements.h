@@ -32,4 +32,8 @@ std::string projectRoot(const std::string &Path);
 /// setup.cfg, setup.py, requirements*.txt; nullopt when none of them bounds it from below.
 std::optional<DeclaredTorch> declaredTorch(const std::string &Root);
 
+/// For a file inside PyTorch's own package (a folder `torch` holding `version.py`): that
+/// PyTorch's version. Code that is part of PyTorch X runs with PyTorch X.
+std::optional<DeclaredTorch> enclosingTorchPackage(const std::string &Dir);
+
 } // namespace torchlint

@@ -124,5 +124,16 @@ TEST(Requirements, ShowSettingsNamesTheTarget) {
   EXPECT_NE(R.Out.find("Rules: "), std::string::npos) << R.Out;
 }
 
+TEST(Requirements, PyTorchsOwnPackageRunsWithItsOwnVersion) {
+  std::string Root = project({{"site/torch/version.py", "__version__ = '1.13.1'\ndebug = False\n"},
+                              {"site/torch/cuda/amp/autocast_mode.py", "import torch\n"},
+                              {"site/vision/torch_utils.py", "import torch\n"}});
+  auto D = enclosingTorchPackage(Root + "/site/torch/cuda/amp");
+  ASSERT_TRUE(D);
+  EXPECT_EQ(D->Lower, (TorchVersion{1, 13}));
+  EXPECT_FALSE(enclosingTorchPackage(Root + "/site/vision")) << "a folder that only depends on torch";
+  EXPECT_FALSE(enclosingTorchPackage(Root + "/site")) << "above the package";
+}
+
 } // namespace
 } // namespace torchlint
