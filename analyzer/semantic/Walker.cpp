@@ -63,6 +63,7 @@ struct Frame {
   uint16_t SiblingSet; // set_device for later children
   uint8_t Marks;      // NodeFlags of the enclosing blocks (FlagExpectsError...), inherited
   uint8_t BodyMarks;  // with Special::Marked: what this node's body adds to Marks
+  uint8_t GuardFrom;  // with Special::GuardDecorated: the guarding decorator's index
   Special Kind;
   bool InError;
   bool ExitGuard; // this statement guards the siblings after it
@@ -238,7 +239,7 @@ private:
     Inert,     // an expression: inert text
   };
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0};
+    Frame F{0, 0, 0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0};
     bool Named = ts_node_is_named(N);
     if (P)
       inherit(F, N, *P, FieldName ? FieldName : "", Named);
@@ -307,7 +308,10 @@ private:
         ++F.Choice;
       break;
     case Special::GuardDecorated:
-      if (Field == "definition")
+      // A skip marker about CUDA guards the definition and the decorators after it
+      // (`@RunIf(min_cuda_gpus=1)` above `@pytest.mark.parametrize("t", [x.cuda()])`); `marks=`
+      // guards a whole `pytest.param(...)` (GuardFrom 0).
+      if (Field == "definition" || (Named && P.NamedSeen > P.GuardFrom) || P.GuardFrom == 0)
         ++F.Guard;
       break;
     case Special::Marked:
@@ -381,10 +385,18 @@ private:
       }
       break;
     case WK::Decorated:
+      // A marker about CUDA (`@RunIf(min_cuda_gpus=1)`, `@skipIf(not torch.cuda.is_available())`)
+      // guards the definition and the decorators below it; one that itself places something
+      // (`@parametrize("t", [x.cuda()])`) is no marker.
       for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
         TSNode D = ts_node_named_child(N, I);
-        if (is(D, "decorator") && mentionsAccelerator(Text(D)))
+        std::string_view T = is(D, "decorator") ? Text(D) : std::string_view();
+        if (!T.empty() && mentionsAccelerator(T) && T.find(".cuda(") == std::string_view::npos &&
+            T.find(".to(") == std::string_view::npos) {
           F.Kind = Special::GuardDecorated;
+          F.GuardFrom = static_cast<uint8_t>(std::min<uint32_t>(I, 255));
+          break;
+        }
       }
       break;
     case WK::Function:
@@ -397,6 +409,8 @@ private:
       addImports(N, Kind == WK::ImportFrom);
       break;
     case WK::Call:
+      if (Text(N).substr(0, 13) == "pytest.param(" && pytestParamMarkedForCuda(N))
+        F.Kind = Special::GuardDecorated;
       return noteCall(N, F.Scope);
     case WK::String: {
       // Docstrings are a good part of the nodes; only f-strings hold code below them.
@@ -446,6 +460,18 @@ private:
       }
     }
     return Marks;
+  }
+
+  /// `pytest.param(..., marks=RunIf(min_cuda_gpus=1))`: the case runs only with CUDA.
+  bool pytestParamMarkedForCuda(TSNode Call) {
+    TSNode Args = field(Call, "arguments");
+    for (uint32_t I = 0, E = ts_node_named_child_count(Args); I < E; ++I) {
+      TSNode A = ts_node_named_child(Args, I);
+      if (is(A, "keyword_argument") && Text(field(A, "name")) == "marks" &&
+          mentionsAccelerator(Text(field(A, "value"))))
+        return true;
+    }
+    return false;
   }
 
   /// Whether an except clause's exception type is `TypeError` or a tuple holding it.
