@@ -66,6 +66,9 @@ and assigning a non-tensor to `self.x` later raises `TypeError`. `persistent=Fal
 - 0-dim tensors (`torch.tensor(0.07)`, `torch.zeros(())`): PyTorch combines a 0-dim CPU
   tensor with CUDA tensors, so one left behind breaks nothing on the device.
 - Attributes no other method of the class reads: nothing in the class uses them on a device.
+- Attributes that every other method moves where it reads them (`self.bins.to(x.device)`,
+  `self.z.type_as(w)`): they meet other tensors on their device (TL201 speaks about a copy
+  on every call of `forward`).
 - Classes that are not `nn.Module` subclasses as far as the file shows.
 )md";
 
@@ -93,11 +96,23 @@ bool tensorValue(TSNode Value, TSNode Assignment, const NodeRef &N, const Semant
   return Locals && torch::surelyTensor(Value, M, *Locals);
 }
 
+/// Whether the read \p Use of an attribute is moved where it is used (`self.bins.to(x.device)`,
+/// `self.z.type_as(w)`, `self.t.cuda()`): it then meets other tensors on their device.
+bool movedWhereUsed(TSNode Use, const NodeText &T) {
+  TSNode Method = ts_node_parent(Use);
+  if (!is(Method, "attribute") || !ts_node_eq(field(Method, "object"), Use) || !is(ts_node_parent(Method), "call"))
+    return false;
+  std::string_view Name = T(field(Method, "attribute"));
+  return Name == "to" || Name == "cuda" || Name == "type_as";
+}
+
 /// A read of `self.Name` in a method of the class other than `__init__`, or a null node; also
 /// null when another method assigns it: the class then manages the tensor itself
-/// (`self.pe = self.pe.to(x.device)` in `forward`).
+/// (`self.pe = self.pe.to(x.device)` in `forward`); and null when every read moves it to where
+/// it is used (TL201 speaks about the copy that costs).
 TSNode useElsewhere(const ClassInfo &C, TSNode Init, std::string_view Name, const SemanticModel &M) {
   TSNode First{};
+  bool AllMoved = true;
   for (const Scope &Sc : M.scopes()) {
     if (Sc.Kind != ScopeKind::Function || Sc.Parent != C.Scope || ts_node_eq(Sc.Node, Init))
       continue;
@@ -109,9 +124,10 @@ TSNode useElsewhere(const ClassInfo &C, TSNode Init, std::string_view Name, cons
         return TSNode{};
       if (ts_node_is_null(First))
         First = U.Node;
+      AllMoved = AllMoved && !ts_node_is_null(U.Node) && movedWhereUsed(U.Node, M.text());
     }
   }
-  return First;
+  return AllMoved ? TSNode{} : First;
 }
 
 class TensorAttributeNotRegistered final : public Rule {

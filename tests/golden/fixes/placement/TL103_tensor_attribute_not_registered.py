@@ -67,6 +67,18 @@ class Child(Base):
         return x * self.w + self.counts
 
 
+class MovedInOnePlace(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("bins", torch.linspace(0, 1, n), persistent=False)  # expect: TL103
+
+    def forward(self, x):
+        return torch.bucketize(x, self.bins.to(x.device)) + self.edges()
+
+    def edges(self):
+        return self.bins[1:] - self.bins[:-1]  # read where it is, on the CPU
+
+
 # OK
 
 
@@ -218,3 +230,13 @@ class UnknownBase(SomeLibraryModule):
 
 def not_a_method(self, n):
     self.buf = torch.zeros(n)
+
+
+class MovedWhereUsed(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.bins = torch.linspace(0, 1, n)  # every read moves it: no device bug (TL201's copy)
+        self.z = torch.randn(8, n)
+
+    def forward(self, x):
+        return torch.bucketize(x, self.bins.to(x.device)) + self.z.type_as(x).sum()
