@@ -7,12 +7,12 @@
 <<< {"jsonrpc": "2.0", "id": 1, "result": "{{any}}"}
 >>> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
       "uri": "${ROOT_URI}/pkg/c.py", "languageId": "python", "version": 1,
-      "text": "import torch\nd = torch.device(\"CPU\")\nm = torch.nn.Linear(2, 2).cuda()\n"}}}
+      "text": "import torch\nd = torch.device(\"CPU\")\nm = torch.nn.Linear(2, 2).cuda(1)\n"}}}
 <<< {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
       "uri": "${ROOT_URI}/pkg/c.py", "version": 1, "diagnostics": [
         {"code": "TL107", "codeDescription": "{{any}}", "message": "{{any}}", "severity": 1, "source": "torchlint",
          "range": "{{any}}"},
-        {"code": "TL105", "codeDescription": "{{any}}", "message": "{{any}}", "severity": 2, "source": "torchlint",
+        {"code": "TL106", "codeDescription": "{{any}}", "message": "{{any}}", "severity": 2, "source": "torchlint",
          "range": "{{any}}"}]}}
 
 %% file pyproject.toml
@@ -26,12 +26,12 @@ ignore = ["TL107"]
       {"uri": "${ROOT_URI}/pyproject.toml", "type": 1}]}}
 <<< {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
       "uri": "${ROOT_URI}/pkg/c.py", "version": 1, "diagnostics": [
-        {"code": "TL105", "codeDescription": "{{any}}", "message": "{{any}}", "severity": 2, "source": "torchlint",
+        {"code": "TL106", "codeDescription": "{{any}}", "message": "{{any}}", "severity": 2, "source": "torchlint",
          "range": "{{any}}"}]}}
 
 # A nearer torchlint.toml wins.
 %% file pkg/torchlint.toml
-ignore = ["TL105"]
+ignore = ["TL106"]
 
 >>> {"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration", "params": {"settings": {}}}
 <<< {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
@@ -50,11 +50,11 @@ ignore = 5
       "uri": "${ROOT_URI}/pkg/c.py", "version": 1, "diagnostics": []}}
 
 %% file pkg/torchlint.toml
-select = ["TL105"]
+select = ["TL106"]
 
 # Saving the config file in the editor reloads it as well.
 >>> {"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {"textDocument": {"uri": "${ROOT_URI}/pkg/torchlint.toml"}}}
 <<< {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
       "uri": "${ROOT_URI}/pkg/c.py", "version": 1, "diagnostics": [
-        {"code": "TL105", "codeDescription": "{{any}}", "message": "{{any}}", "severity": 2, "source": "torchlint",
+        {"code": "TL106", "codeDescription": "{{any}}", "message": "{{any}}", "severity": 2, "source": "torchlint",
          "range": "{{any}}"}]}}

@@ -1,8 +1,8 @@
-# Diagnostic tags: a suppression that silenced nothing (TL003, opt-in here) is Unnecessary
+# Diagnostic tags: a suppression that silenced nothing (TL003, opt-in, and TL105 selected here) is Unnecessary
 # (1), so editors fade it; a deprecated API (TL701) is Deprecated (2), so they strike it out.
 %% file pyproject.toml
 [tool.torchlint]
-extend-select = ["TL003"]
+extend-select = ["TL003", "TL105"]
 
 >>> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
 <<< {"jsonrpc": "2.0", "id": 1, "result": "{{any}}"}
