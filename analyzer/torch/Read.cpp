@@ -219,4 +219,17 @@ bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
   return isCudaApi(Q) && Kind != Api::SetDevice && Kind != Api::CudaDevice;
 }
 
+bool constantData(TSNode Data) {
+  if (is(Data, "integer") || is(Data, "float") || is(Data, "true") || is(Data, "false"))
+    return true;
+  if (is(Data, "unary_operator") || is(Data, "parenthesized_expression"))
+    return ts_node_named_child_count(Data) == 1 && constantData(ts_node_named_child(Data, 0));
+  if (!is(Data, "list") && !is(Data, "tuple"))
+    return false;
+  for (uint32_t I = 0, E = ts_node_named_child_count(Data); I < E; ++I)
+    if (!constantData(ts_node_named_child(Data, I)))
+      return false;
+  return true;
+}
+
 } // namespace torchlint::torch

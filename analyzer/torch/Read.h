@@ -83,4 +83,8 @@ bool inMapLocation(TSNode N, const SemanticModel &M);
 /// other than `torch.cuda.set_device`/`torch.cuda.device`.
 bool deviceOnlyInspected(TSNode TorchDeviceCall, const SemanticModel &M);
 
+/// Whether \p Data is spelled out as constants: numbers, booleans and lists or tuples of them
+/// (`[1.0, 0.0, 1.0]`, `-1`), the data of a tensor that is the same on every call.
+bool constantData(TSNode Data);
+
 } // namespace torchlint::torch

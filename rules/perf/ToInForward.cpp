@@ -14,8 +14,9 @@ constexpr std::string_view Doc = R"md(# TL201 to-in-forward
 Flags a device move inside the `forward` of an `nn.Module` subclass (or a method it calls
 through `self`, or a function nested in them) of a value that could have lived on the device
 once:
-- a tensor built there from constants (a factory without `device=`, `torch.tensor([...])`,
-  `torch.from_numpy(...)`) and then moved with `.to(device)` or `.cuda()`;
+- a tensor built there from constants (a shape factory without `device=` such as
+  `torch.arange(n)`, or `torch.tensor([...])` of data spelled out as numbers) and then moved
+  with `.to(device)` or `.cuda()`;
 - a plain tensor attribute (`self.table = torch.zeros(4)` in `__init__`, neither a parameter
   nor a buffer) moved on every call.
 
@@ -59,6 +60,8 @@ class Net(nn.Module):
 - Moves whose result is cached: stored back on the module (`self.anchors = [a.to(device) for
   a in self.anchors]`), inside an `lru_cache`d or `cache`d function, or under a check of the
   device (`if self.grid.device != x.device:`, `if self.cache is None:` on a device).
+- Data computed on each call (a NumPy mask, indices read from the input): it must cross to
+  the device anyway.
 - Dtype-only conversions: `.to(torch.float16)`, `.to(x.dtype)`, `.to(dtype=...)`, `.half()`,
   `.float()`.
 - Moves to the CPU: `.cpu()` and `.to("cpu")` (`pack_padded_sequence` needs its lengths
@@ -104,6 +107,21 @@ bool cachedOnModule(TSNode Call, const NodeText &Text) {
     Cur = P;
   }
   return false;
+}
+
+/// Whether the factory call \p Made builds the same tensor on every call: a shape factory
+/// (`torch.arange(n)`, `torch.ones(2)`), or a data factory (`torch.tensor`, `from_numpy`) of
+/// data spelled out as constants. Data computed on each call (a NumPy mask, indices read
+/// from the input) must cross to the device anyway.
+bool builtFromConstants(TSNode Made, const SemanticModel &M) {
+  if (!is(Made, "call"))
+    return false;
+  torch::ApiFacts Api = torch::classify(M.qualifiedName(field(Made, "function")));
+  if (Api.Kind == torch::Api::Factory && !Api.has(torch::DataDevice))
+    return true;
+  TSNode Args = field(Made, "arguments");
+  return (Api.Kind == torch::Api::Factory || Api.Kind == torch::Api::FromNumpy) &&
+         ts_node_named_child_count(Args) > 0 && torch::constantData(ts_node_named_child(Args, 0));
 }
 
 class ToInForward final : public Rule {
@@ -154,9 +172,8 @@ public:
       D.Notes.push_back(F.deviceNote(Receiver, *V, M.text()));
       return;
     }
-    bool FromConstants = V->Dev.Kind == flow::DeviceKind::Cpu &&
-                         (V->DevHow == flow::Origin::Factory || V->DevHow == flow::Origin::Numpy);
-    if (!FromConstants || V->has(flow::FlagInput))
+    if (V->Dev.Kind != flow::DeviceKind::Cpu ||
+        (V->DevHow != flow::Origin::Factory && V->DevHow != flow::Origin::Numpy) || !builtFromConstants(F.node(V->DevAt), M))
       return;
     Diagnostic &D = Ctx.report(methodCallRange(N.Node),
                                "`" + What + "` is built on the CPU and then copied by " + Move +
