@@ -57,6 +57,10 @@ and assigning a non-tensor to `self.x` later raises `TypeError`. `persistent=Fal
 `state_dict` keys, and so existing checkpoints, unchanged.
 
 ## When it stays silent
+The rule is opt-in (`extend-select = ["TL103"]`): on maintained code 1 of 6 of its findings
+(after the silences below) was an attribute a maintainer would register; the others were toy
+modules in test support code that keep plain tensors on purpose. Select it to audit a
+model's modules before `model.to(device)` must move everything.
 - `self.register_buffer("x", ...)` or `self.register_parameter("x", ...)` anywhere in the
   class, `self.x = nn.Parameter(...)`, and attributes assigned again later in `__init__`.
 - Classes that move their tensors themselves: the class (or a local base class) overrides
