@@ -54,11 +54,13 @@ std::string_view firstParameterName(TSNode Fn, const NodeText &Text) {
   TSNode Params = field(Fn, "parameters");
   if (ts_node_is_null(Params) || ts_node_named_child_count(Params) == 0)
     return {};
-  ParameterList P = parametersOf(Fn);
-  if (P.empty() || P[0].How != Parameter::Form::Plain || ts_node_is_null(P[0].Name) ||
-      !ts_node_eq(P[0].Node, ts_node_named_child(Params, 0)))
-    return {};
-  return Text(P[0].Name);
+  // Only the first parameter, as parametersOf() would read it (a plain or annotated name; not
+  // a default, a splat or a comment): rules ask this of every method they look at, and the
+  // whole list costs tens of thousands of instructions for a long signature.
+  TSNode First = ts_node_named_child(Params, 0);
+  if (is(First, "typed_parameter"))
+    First = ts_node_named_child(First, 0);
+  return is(First, "identifier") ? Text(First) : std::string_view();
 }
 
 } // namespace torchlint
