@@ -68,7 +68,8 @@ def lint(args):
     for name, folder, prefix in sources():
         if not folder.is_dir():
             sys.exit(f"ledger: {folder} is missing (run `ledger.py extract` first)")
-        out = subprocess.run([torchlint, "check", "--no-cache", "--exit-zero", "--format", "json", "."],
+        extra = ["--extend-select", args.extend_select] if args.extend_select else []
+        out = subprocess.run([torchlint, "check", "--no-cache", "--exit-zero", "--format", "json", *extra, "."],
                              cwd=folder, capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"ledger: torchlint failed on {name}: {out.stderr}")
@@ -166,6 +167,7 @@ def main():
                    help="a bare repository per corpus entry, with {owner} and {repo} filled in")
     l = sub.add_parser("lint", help="lint the corpus with the default rules")
     l.add_argument("--torchlint", default=str(ROOT / "build/torchlint"))
+    l.add_argument("--extend-select", help="opt-in rules to lint with as well, e.g. TL105,TL301")
     sub.add_parser("report", help="the per-rule table")
     u = sub.add_parser("unjudged", help="the findings without a verdict, with their code")
     u.add_argument("--torchlint", default=str(ROOT / "build/torchlint"))
