@@ -168,7 +168,8 @@ public:
       Diagnostic &D = Ctx.report(methodCallRange(N.Node),
                                  "`" + What + "` is a plain tensor attribute, so " + Move +
                                      " copies it on every call of `forward`; register it with "
-                                     "`self.register_buffer(...)` so that `model.to(device)` moves it once");
+                                     "`self.register_buffer(..., persistent=False)` so that `model.to(device)` moves it "
+                                     "once (and checkpoints keep their keys)");
       D.Notes.push_back(F.deviceNote(Receiver, *V, M.text()));
       return;
     }
