@@ -56,6 +56,14 @@ std::optional<std::string> readFile(const std::string &Path) {
 
 std::string fileName(const std::string &Path) { return std::string(llvm::sys::path::filename(Path)); }
 
+/// \p Path made absolute, without `.` and `..` components.
+std::string absolutePath(const std::string &Path) {
+  llvm::SmallString<256> Abs(Path);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, true);
+  return std::string(Abs);
+}
+
 /// Each requirement the text of a `requirements.txt` or an `install_requires` lists.
 std::optional<DeclaredTorch> firstBound(const std::vector<std::string_view> &Requirements, const std::string &File) {
   for (std::string_view R : Requirements)
@@ -253,10 +261,8 @@ std::optional<TorchVersion> torchLowerBound(std::string_view R, bool Poetry) {
 }
 
 std::string projectRoot(const std::string &Path) {
-  llvm::SmallString<256> Abs(Path);
-  llvm::sys::fs::make_absolute(Abs);
-  llvm::sys::path::remove_dots(Abs, true);
-  std::string Dir = llvm::sys::fs::is_directory(Abs) ? std::string(Abs) : std::string(llvm::sys::path::parent_path(Abs));
+  std::string Abs = absolutePath(Path);
+  std::string Dir = llvm::sys::fs::is_directory(Abs) ? Abs : std::string(llvm::sys::path::parent_path(Abs));
   while (!Dir.empty()) {
     for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
       if (llvm::sys::fs::exists(Dir + "/" + Marker))
@@ -279,10 +285,7 @@ std::optional<DeclaredTorch> declaredTorch(const std::string &Root) {
 }
 
 std::optional<DeclaredTorch> enclosingTorchPackage(const std::string &Dir) {
-  llvm::SmallString<256> Abs(Dir.empty() ? "." : Dir);
-  llvm::sys::fs::make_absolute(Abs);
-  llvm::sys::path::remove_dots(Abs, true);
-  for (std::string D(Abs); !D.empty();) {
+  for (std::string D = absolutePath(Dir.empty() ? "." : Dir); !D.empty();) {
     if (llvm::sys::path::filename(D) == "torch")
       if (auto Text = readFile(D + "/version.py")) {
         // `__version__ = '1.13.1'` (setup.py writes it)

@@ -135,8 +135,7 @@ public:
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
     // Under a check of the device (`if self.w.device != x.device:`) the move is cached.
-    if (!M.inRole(N.Scope, RoleForward) || (N.Flags & FlagCudaGuarded) || M.decoratedWith(N.Scope, "lru_cache") ||
-        M.decoratedWith(N.Scope, "cache"))
+    if (!M.inRole(N.Scope, RoleForward) || (N.Flags & FlagCudaGuarded))
       return;
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
@@ -162,6 +161,10 @@ public:
     if (const flow::Value *To = ts_node_is_null(P.Device) ? nullptr : F.valueOf(P.Device);
         To && To->Dev.Kind == flow::DeviceKind::Cpu)
       return; // a device-named variable that the flow knows is the CPU
+    // A function that caches its result computes the move once per device. (Asked last: the
+    // decorators are found through a parent look-up, which walks down from the root.)
+    if (M.decoratedWith(N.Scope, "lru_cache") || M.decoratedWith(N.Scope, "cache"))
+      return;
     std::string What = shortText(Receiver, M.text());
     std::string Move = Cuda ? "`.cuda()`" : "`.to(...)`";
     if (V->has(flow::FlagPlainAttribute)) {
