@@ -185,6 +185,7 @@ std::string readCommand(const Options &O, Command &C) {
 /// The static pass: the script, then (after the run) every file of the user's tree that ran or
 /// holds an event, each once.
 struct StaticPass {
+  explicit StaticPass(const Registry &R) : Reg(R) {}
   const Registry &Reg;
   ConfigResolver Resolver{Reg, CliOptions{}};
   Linter L{Reg};
@@ -306,7 +307,7 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   std::string ScriptReal = realPath(C.Script);
   std::string Root(llvm::sys::path::parent_path(ScriptReal));
 
-  StaticPass Static{Reg};
+  StaticPass Static(Reg);
   Static.lint(C.Script, ScriptReal);
   RuntimeRun Run;
   if (std::string Err = trace(C, O, Tracer, Root, Run); !Err.empty())

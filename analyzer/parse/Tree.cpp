@@ -210,6 +210,38 @@ std::string shortText(TSNode Expr, const NodeText &Text) {
   return Out;
 }
 
+bool grammarGap(TSNode Error, const NodeText &Text) {
+  std::string_view Src = Text.source();
+  size_t B = ts_node_start_byte(Error), E = ts_node_end_byte(Error);
+  if (B > Src.size() || E > Src.size() || E - B > 4096)
+    return false;
+  B = Src.rfind('\n', B == 0 ? 0 : B - 1);
+  B = B == std::string_view::npos || B == 0 ? 0 : B + 1;
+  E = std::min(Src.find('\n', E), Src.size());
+  std::string_view Lines = Src.substr(B, E - B);
+  auto Blank = [](char C) { return C == ' ' || C == '\t' || C == '\\' || C == '\r' || C == '\n'; };
+  for (size_t I = Lines.find('*'); I != std::string_view::npos; I = Lines.find('*', I + 1)) {
+    if ((I > 0 && Lines[I - 1] == '*') || (I + 1 < Lines.size() && Lines[I + 1] == '*'))
+      continue; // `**`: a power or a dict splat
+    size_t After = I + 1;
+    while (After < Lines.size() && Blank(Lines[After]))
+      ++After;
+    if (After == Lines.size() || std::string_view("[({").find(Lines[After]) == std::string_view::npos)
+      continue;
+    size_t Before = I;
+    while (Before > 0 && Blank(Lines[Before - 1]))
+      --Before;
+    if (Before > 0 && (Lines[Before - 1] == ',' || Lines[Before - 1] == '='))
+      return true; // an element of a bare tuple: `a, *[...]`, `x = *[...], a`
+    std::string_view Head = Lines.substr(0, Before);
+    for (std::string_view Word : {"return", "yield", "in"})
+      if (Head.size() >= Word.size() && Head.substr(Head.size() - Word.size()) == Word &&
+          (Head.size() == Word.size() || Blank(Head[Head.size() - Word.size() - 1])))
+        return true;
+  }
+  return false;
+}
+
 TSNode CallArgs::keyword(std::string_view Name) const {
   for (auto &[K, V] : Keywords)
     if (K == Name)

@@ -104,6 +104,11 @@ std::optional<bool> boolLiteral(TSNode N);
 /// An expression's source for a message: one line, at most 40 characters.
 std::string shortText(TSNode Expr, const NodeText &Text);
 
+/// Whether the ERROR node \p Error sits on a line of valid Python the grammar does not accept:
+/// tree-sitter-python rejects a starred display in a bare tuple (`head, *rest = x, *[]`,
+/// `return a, *(b,)`), which Python has accepted since 3.8.
+bool grammarGap(TSNode Error, const NodeText &Text);
+
 /// Arguments of one call: inline storage for the usual few, so reading a call allocates
 /// nothing (every call of a file is read once or more).
 using ArgNodes = llvm::SmallVector<TSNode, 4>;

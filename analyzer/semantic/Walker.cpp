@@ -245,7 +245,7 @@ private:
       inherit(F, N, *P, FieldName ? FieldName : "", Named);
     TSSymbol Sym = ts_node_symbol(N);
     if (AnyError && (Sym == static_cast<TSSymbol>(-1) /* ERROR */ || ts_node_is_missing(N))) {
-      if (!R.HasError) {
+      if (!R.HasError && !grammarGap(N, Text)) {
         R.HasError = true;
         R.FirstError = N;
       }

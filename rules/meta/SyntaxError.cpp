@@ -29,7 +29,10 @@ def train(model, loader):
 ```
 
 ## When it stays silent
-On every file that parses.
+On every file that parses, and on lines of valid Python that the parser (tree-sitter-python)
+does not accept: a starred display in a bare tuple, such as `head, *rest = parts, *[]` or
+`return a, *(b,)` (valid since Python 3.8). Rules skip those lines; a later real error is
+still reported.
 )md";
 
 class SyntaxError final : public Rule {
