@@ -192,10 +192,14 @@ void DeviceFlow::Impl::analyseClassInit(int32_t Class) {
 
 void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
   bool Forward = M.inRole(Scope, RoleForward);
+  bool Helper = Forward && M.scope(Scope).Name != "forward" && M.methodClass(Scope);
   bool First = true;
+  size_t Position = 0; // among the arguments a caller writes (after `self`)
   for (const Parameter &P : parametersOf(Function)) {
     bool IsFirst = First;
     First = false;
+    bool Self = IsFirst && Helper && !ts_node_is_null(P.Name) && Text(P.Name) == "self";
+    size_t At = Self ? 0 : Position++;
     TSNode Name = P.Name;
     if (ts_node_is_null(Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
       continue;
@@ -216,14 +220,42 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
       bool Annotated = !ts_node_is_null(Type);
       if (Annotated && endsWith(Text(Type), "Tensor"))
         V.Kind = ValueKind::Tensor;
-      // An input of forward is a tensor unless its annotation says otherwise (`n: int`).
-      if (Forward && (!Annotated || V.Kind == ValueKind::Tensor))
+      // An input of forward is a tensor unless its annotation says otherwise (`n: int`). A
+      // helper's parameter is what its callers pass: not an input where each passes a tensor
+      // it has just built on the host (`self._pad(torch.LongTensor(ids))`).
+      if (Forward && (!Annotated || V.Kind == ValueKind::Tensor) &&
+          !(Helper && hostBuiltAtEveryCall(Scope, At, N)))
         V.Flags |= FlagInput;
     }
     F->Bound.insert(N);
     if (V.Kind != ValueKind::Unknown || V.Flags)
       F->S.V[N] = V;
   }
+}
+
+// Whether every `self.<method>(...)` call of the helper \p Scope passes, at \p Position or as
+// \p Keyword, a tensor built right there on the CPU: a factory or legacy constructor without
+// `device=`, or `torch.from_numpy`.
+bool DeviceFlow::Impl::hostBuiltAtEveryCall(int32_t Scope, size_t Position, std::string_view Keyword) const {
+  std::vector<TSNode> Calls = M.selfCallsTo(Scope);
+  for (TSNode C : Calls) {
+    auto A = callArgs(C, Text);
+    if (!A || A->HasSplat)
+      return false;
+    TSNode Arg = A->keyword(Keyword);
+    if (ts_node_is_null(Arg))
+      Arg = Position < A->Positional.size() ? A->Positional[Position] : TSNode{};
+    auto Built = is(Arg, "call") ? callArgs(Arg, Text) : std::nullopt;
+    if (!Built || Built->HasSplat || !ts_node_is_null(Built->keyword("device")))
+      return false;
+    std::string Q = M.qualifiedName(Built->Callee);
+    torch::ApiFacts F = torch::classify(Q);
+    bool Host = (F.Kind == torch::Api::Factory && F.has(torch::CpuDefault)) || F.Kind == torch::Api::FromNumpy ||
+                torch::legacyTensorType(Q) != torch::ScalarType::Unknown;
+    if (!Host)
+      return false;
+  }
+  return !Calls.empty();
 }
 
 Value DeviceFlow::Impl::localCall(int32_t Scope) {

@@ -139,6 +139,7 @@ private:
   void analyseFunction(int32_t Id, const Scope &S, Frame &Fr);
   void analyseClassInit(int32_t Class);
   void setupParameters(TSNode Function, int32_t Scope);
+  bool hostBuiltAtEveryCall(int32_t Scope, size_t Position, std::string_view Keyword) const;
   Value localCall(int32_t Scope);
   void escape(const CallArgs &A, int32_t Callee = -1);
   bool mayMove(int32_t Scope, size_t Position, std::string_view Keyword) const;

@@ -234,7 +234,38 @@ int32_t SemanticModel::addClass(ClassInfo C) {
   return static_cast<int32_t>(Classes.size() - 1);
 }
 
-void SemanticModel::noteSelfCall(int32_t From, std::string_view Method) { SelfCalls.emplace_back(From, Method); }
+void SemanticModel::noteSelfCall(int32_t From, std::string_view Method, TSNode Call) {
+  SelfCalls.push_back({From, Method, Call});
+}
+
+bool SemanticModel::testToyClass(int32_t ScopeId) const {
+  const ClassInfo *C = methodClass(ScopeId);
+  if (!C || C->Scope < 0 || Scopes[C->Scope].Parent < 0)
+    return false;
+  int32_t Fn = enclosingFunction(Scopes[C->Scope].Parent);
+  if (Fn < 0 || !(Scopes[Fn].Name.substr(0, 4) == "test" || decoratedWith(Fn, "fixture")))
+    return false;
+  std::string_view Body = Text(Scopes[Fn].Node);
+  for (std::string_view Word : {"cuda", "device", "gpu", "accelerat"})
+    if (containsNoCase(Body, Word))
+      return false;
+  return true;
+}
+
+std::vector<TSNode> SemanticModel::selfCallsTo(int32_t MethodScope) const {
+  std::vector<TSNode> Out;
+  const Scope &Target = Scopes[MethodScope];
+  for (const SelfCall &C : SelfCalls) {
+    if (C.Method != Target.Name)
+      continue;
+    int32_t From = C.From;
+    while (From >= 0 && !methodClass(From))
+      From = Scopes[From].Parent;
+    if (From >= 0 && Scopes[From].Parent == Target.Parent)
+      Out.push_back(C.Call);
+  }
+  return Out;
+}
 void SemanticModel::noteWorkerCallback(int32_t From, TSNode Value) { WorkerCallbacks.emplace_back(From, Value); }
 
 void SemanticModel::finish() {
@@ -320,7 +351,7 @@ void SemanticModel::finish() {
   // Methods called through self from a method with a role share it.
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (auto &[From, Name] : SelfCalls) {
+    for (auto &[From, Name, Call] : SelfCalls) {
       int32_t M = nearestMethod(From);
       if (M < 0 || !Scopes[M].Roles)
         continue;

@@ -122,6 +122,11 @@ public:
   /// The class a function scope is a method of (directly), or nullptr.
   const ClassInfo *methodClass(int32_t ScopeId) const;
   bool inRole(int32_t ScopeId, FunctionRole R) const { return (Scopes[ScopeId].Roles & R) != 0; }
+  /// Whether the class of the method \p ScopeId is a test's toy: defined inside a test function
+  /// (`test_*`) or a pytest fixture whose code names no device, so it runs on the CPU.
+  bool testToyClass(int32_t ScopeId) const;
+  /// The `self.<name>(...)` calls of the method \p MethodScope from methods of its own class.
+  std::vector<TSNode> selfCallsTo(int32_t MethodScope) const;
   /// Byte ranges of the plain string literals and comments the walk met, in document order:
   /// prose, not code (docstrings are a good part of a library's bytes).
   const std::vector<std::pair<uint32_t, uint32_t>> &proseRanges() const { return Prose; }
@@ -153,7 +158,7 @@ public:
   void noteImportSite(std::string_view Local, TSNode Statement) { ImportSites.emplace_back(Local, Statement); }
   int32_t addClass(ClassInfo C);
   void setClassScope(int32_t Class, int32_t ScopeId) { Classes[Class].Scope = ScopeId; }
-  void noteSelfCall(int32_t FromScope, std::string_view Method);
+  void noteSelfCall(int32_t FromScope, std::string_view Method, TSNode Call);
   void noteWorkerCallback(int32_t FromScope, TSNode Value);
   void noteProse(TSNode N) { Prose.emplace_back(ts_node_start_byte(N), ts_node_end_byte(N)); }
   /// Resolves class kinds and function roles once the walk is done.
@@ -175,7 +180,12 @@ private:
   std::vector<std::string> Relative;
   std::vector<Scope> Scopes;
   std::vector<ClassInfo> Classes;
-  std::vector<std::pair<int32_t, std::string_view>> SelfCalls; // (function scope, method name)
+  struct SelfCall {
+    int32_t From;            // the function scope the call is in
+    std::string_view Method; // `self.<Method>(...)`
+    TSNode Call;
+  };
+  std::vector<SelfCall> SelfCalls;
   std::vector<std::pair<int32_t, TSNode>> WorkerCallbacks;     // values of collate_fn= etc.
   std::vector<std::pair<uint32_t, uint32_t>> Prose;
   std::vector<std::pair<std::string_view, TSNode>> ImportSites;

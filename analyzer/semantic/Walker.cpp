@@ -590,7 +590,7 @@ private:
       Callee = Text(ts_node_child(N, 0));
     }
     if (Callee.substr(0, 5) == "self." && Callee.find_first_of(".([ \t\r\n#\\", 5) == std::string_view::npos)
-      M.noteSelfCall(ScopeId, Callee.substr(5));
+      M.noteSelfCall(ScopeId, Callee.substr(5), N);
     if (lastComponent(Callee) != "DataLoader")
       return Open;
     if (auto A = callArgs(N, Text))

@@ -29,6 +29,35 @@ TSNode innermostFunction(const std::vector<TSNode> &Up, TSNode Root) {
   return Root;
 }
 
+/// Whether \p Receiver is moved on, after byte \p After of \p Fn, to a device the program
+/// computes (`model.to(rank)`, `model.cuda(local_rank)`): its copy on GPU 0 does not stay.
+bool movedOnLater(TSNode Fn, uint32_t After, std::string_view Receiver, const SemanticModel &M) {
+  const NodeText &T = M.text();
+  bool Found = false;
+  forEachNode(Fn, [&](TSNode N) {
+    if (Found || ts_node_end_byte(N) <= After)
+      return false;
+    if (!is(N, "call") || ts_node_start_byte(N) < After)
+      return true;
+    auto P = attributeParts(field(N, "function"), T);
+    if (!P || T(P->Object) != Receiver || (P->Name != "to" && P->Name != "cuda"))
+      return true;
+    auto A = callArgs(N, T);
+    if (!A || A->HasSplat)
+      return true;
+    TSNode Dev = A->keyword("device");
+    if (ts_node_is_null(Dev) && !A->Positional.empty())
+      Dev = A->Positional[0];
+    if (auto D = spelledDevice(Dev, M))
+      Found = D->VariableIndex;
+    else
+      Found = (is(Dev, "identifier") || is(Dev, "attribute") || is(Dev, "subscript")) &&
+              readDtype(Dev, M) == ScalarType::Unknown;
+    return true;
+  });
+  return Found;
+}
+
 /// The call whose callee ends with the name found at [B, E) in the text, if the name is the
 /// whole last component of the callee (`dist.init_process_group(...)`).
 TSNode callAtName(TSNode Root, uint32_t B, uint32_t E) {
@@ -253,7 +282,11 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
   if (Up.empty() || underRankCondition(Up, M.text()))
     return std::nullopt;
   TSNode Root = File.root();
-  Span Function = spanOf(innermostFunction(Up, Root));
+  TSNode Fn = innermostFunction(Up, Root);
+  if (Placement Moved = Call.placement();
+      !ts_node_is_null(Moved.Receiver) && movedOnLater(Fn, ts_node_end_byte(N.Node), M.text()(Moved.Receiver), M))
+    return std::nullopt; // `model.cuda()`, then `model.to(rank)`: it ends on the rank's own GPU
+  Span Function = spanOf(Fn);
   uint32_t P = ts_node_start_byte(N.Node);
   // Chosen before, in this function or one around it.
   for (const SetDeviceCall &S : F.SetDevices)

@@ -53,6 +53,8 @@ def worker(rank, world_size):
   only in another function, placements in helpers are left alone: they may run after it.
 - The device comes from a variable: `.cuda(local_rank)`, `.to(f"cuda:{rank}")`,
   `torch.device("cuda", local_rank)`, `device_ids=[local_rank]`.
+- The same function then moves the object on to a device it computes (`model.cuda()` ...
+  `model.to(rank)`): it ends on the process's own GPU.
 - The file does not call `init_process_group`, or sets `CUDA_VISIBLE_DEVICES` (each process
   may then see only its own GPU, which is `cuda:0`).
 - Code under a condition about ranks or the mode (`if rank == 0:`, `if args.distributed:`,

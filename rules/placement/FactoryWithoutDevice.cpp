@@ -51,6 +51,10 @@ meant is a choice.
   tensors.
 - Code outside `forward` and the methods it calls, and files that change the default device
   (`torch.set_default_device`, `with torch.device(...)`).
+- A helper method whose every caller passes a tensor it has just built on the host
+  (`self.pad(torch.LongTensor(ids))`): only host tensors meet there.
+- A module class defined inside a test function or pytest fixture that names no device: the
+  test's toy runs on the CPU.
 )md";
 
 class FactoryWithoutDevice final : public Rule {
@@ -61,7 +65,7 @@ public:
   std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    if (!Ctx.model().inRole(N.Scope, RoleForward))
+    if (!Ctx.model().inRole(N.Scope, RoleForward) || Ctx.model().testToyClass(N.Scope))
       return;
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const NodeText &Text = Ctx.text();

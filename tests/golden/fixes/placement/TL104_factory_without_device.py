@@ -32,6 +32,16 @@ class Mixer(nn.Module):
         return x @ self.w + torch.eye(4, device=x.device)  # expect: TL104
 
 
+class Padder(nn.Module):
+    def forward(self, ids, x):
+        host = self.pad(torch.LongTensor(ids))
+        return self.pad(x), host
+
+    def pad(self, t):
+        # One caller passes forward's input: `t` may be on the module's device.
+        return torch.cat([t, torch.zeros(4, device=t.device).long()])  # expect: TL104
+
+
 # OK
 class Fine(nn.Module):
     def __init__(self, n):
@@ -50,6 +60,36 @@ class Fine(nn.Module):
         scale = x * torch.tensor(2.0)  # 0-dim
         half = x.to(torch.float16)
         return self.fc(x) + a + b + c + scale + half + self.w * self.mask
+
+
+class Tokens(nn.Module):
+    # A helper whose every caller passes a tensor it has just built on the host: the
+    # padding meets only host tensors (tokenizing inside the module).
+    def __init__(self, vocab):
+        super().__init__()
+        self.vocab = vocab
+        self.embed = nn.Embedding(len(vocab) + 1, 8)
+
+    def pad(self, tokens, size):
+        zero = torch.zeros(size - len(tokens)).long()
+        return torch.cat((tokens, zero), dim=0)
+
+    def forward(self, words):
+        ids = self.pad(torch.LongTensor([self.vocab[w] for w in words]), 16)
+        return self.embed(ids.to(self.embed.weight.device))
+
+
+def test_variable_length_output():
+    # A test's toy module; the test never leaves the CPU.
+    class Toy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(1, 1)
+
+        def forward(self, x):
+            return torch.randn(1, 3, 2) + 0 * self.fc(x)
+
+    assert Toy()(torch.ones(1, 1)).shape == (1, 3, 2)
 
 
 def not_forward(x):
