@@ -57,7 +57,8 @@ tensors, dictionaries, lists and primitive types (a pickled module, an `argparse
 NumPy arrays on older versions) then fails to load with `UnpicklingError: Weights only load
 failed`. No fix is offered when `pickle_module` is passed (PyTorch rejects it with
 `weights_only=True`), for an explicit `weights_only=False` (a deliberate choice to
-review), or when the target is older than 1.13, which has no `weights_only`.
+review), when the target is older than 1.13, which has no `weights_only`, or when the
+file saves a whole module (`torch.save(model, path)`): its loads may read such a file back.
 
 ## When it stays silent
 The rule is opt-in (`extend-select = ["TL304"]`). On maintained code, 15 of 58 of its findings
@@ -117,10 +118,42 @@ public:
                                ": loading an untrusted file runs its code; `weights_only=True` needs PyTorch 1.13");
       return;
     }
-    Diagnostic &D = Ctx.report(A.Callee, "`torch.load` without `weights_only` unpickles arbitrary objects on " +
-                                             S.describeTarget() + ", where the default is `weights_only=False`: "
-                                             "pass `weights_only=True`");
+    std::string Msg = "`torch.load` without `weights_only` unpickles arbitrary objects on " + S.describeTarget() +
+                      ", where the default is `weights_only=False`: ";
+    if (savesWholeModule(Ctx)) {
+      Ctx.report(A.Callee, Msg + "this file saves whole modules, which `weights_only=True` refuses; save their "
+                                 "`state_dict()` and pass `weights_only=True`");
+      return;
+    }
+    Diagnostic &D = Ctx.report(A.Callee, Msg + "pass `weights_only=True`");
     D.Fix = Fix{"pass `weights_only=True`", Applicability::Unsafe, {appendArgument(A, Ctx.text(), "weights_only=True")}};
+  }
+
+private:
+  /// Whether the file saves a whole module (`torch.save(model, path)`): its loads may read
+  /// such a file back, which `weights_only=True` refuses.
+  static bool savesWholeModule(const RuleContext &Ctx) {
+    const SemanticModel &M = Ctx.model();
+    if (!M.textHas("save"))
+      return false;
+    bool Found = false;
+    forEachNode(Ctx.file().root(), [&](TSNode N) {
+      if (Found)
+        return false;
+      if (!is(N, "call"))
+        return true;
+      auto A = callArgs(N, Ctx.text());
+      if (!A || A->Positional.empty() || torch::classify(M.qualifiedName(A->Callee)).Kind != torch::Api::Save)
+        return true;
+      int32_t Scope = 0; // the innermost scope around the call: scopes come in document order
+      for (size_t I = 0; I < M.scopes().size(); ++I)
+        if (ts_node_start_byte(M.scopes()[I].Node) <= ts_node_start_byte(N) &&
+            ts_node_end_byte(N) <= ts_node_end_byte(M.scopes()[I].Node))
+          Scope = static_cast<int32_t>(I);
+      Found = torch::holdsModule(A->Positional[0], Scope, M);
+      return true;
+    });
+    return Found;
   }
 };
 } // namespace
