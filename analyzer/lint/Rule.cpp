@@ -42,6 +42,8 @@ const Rule *Registry::find(std::string_view Code) const {
 
 std::vector<std::string_view> Registry::matching(std::string_view Selector) const {
   std::vector<std::string_view> Out;
+  if (Selector.empty())
+    return Out; // `""` would be a prefix of every code: no selector at all
   for (auto &R : Rules) {
     std::string_view C = R->info().Code;
     if (Selector == "ALL" || C.substr(0, Selector.size()) == Selector)

@@ -48,6 +48,27 @@ llvm::Error checkSelectors(const std::vector<std::string> &Codes, const Registry
   return llvm::Error::success();
 }
 
+/// A glob that `exclude` or `per-file-ignores` can use: one LLVM's GlobPattern reads (it
+/// rejects `[z-a]`, an unclosed `[` and a trailing `\\`) and that names something.
+llvm::Error checkGlob(const std::string &Glob, const std::string &File, const toml::node &N, const std::string &Key) {
+  std::string_view P = Glob;
+  if (P.substr(0, 2) == "./")
+    P.remove_prefix(2);
+  while (!P.empty() && P.back() == '/')
+    P.remove_suffix(1);
+  if (P.empty())
+    return configError(File, where(N) + ": `" + Key + "`: the glob `" + Glob + "` matches nothing");
+  size_t Slashes = 0;
+  while (Slashes < P.size() && P[P.size() - 1 - Slashes] == '\\')
+    ++Slashes;
+  if (Slashes % 2)
+    return configError(File, where(N) + ": `" + Key + "`: invalid glob `" + Glob + "`: it ends with a lone `\\`");
+  auto G = llvm::GlobPattern::create(llvm::StringRef(P.data(), P.size()));
+  if (!G)
+    return configError(File, where(N) + ": `" + Key + "`: invalid glob `" + Glob + "`: " + llvm::toString(G.takeError()));
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<TorchVersion> parseTorchVersion(std::string_view S) {
@@ -106,6 +127,10 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
       if (Key == "select" || Key == "ignore" || Key == "extend-select" || Key == "fixable" || Key == "unfixable")
         if (auto E = checkSelectors(*L, R, Path, Node, Full))
           return E;
+      if (Key == "exclude" || Key == "extend-exclude")
+        for (auto &G : *L)
+          if (auto E = checkGlob(G, Path, Node, Full))
+            return E;
       if (Key == "fixable")
         C.Fixable = std::move(*L);
       else if (Key == "unfixable")
@@ -130,6 +155,8 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
           return L.takeError();
         if (auto E = checkSelectors(*L, R, Path, Codes, Full))
           return E;
+        if (auto E = checkGlob(std::string(Glob.str()), Path, Codes, Full))
+          return E;
         C.PerFileIgnores.emplace_back(std::string(Glob.str()), std::move(*L));
       }
     } else if (Key == "target-torch-version") {
@@ -150,6 +177,20 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
 }
 
 llvm::Expected<std::optional<Config>> loadConfig(const std::string &Path, const Registry &R) {
+  // Only a regular file is read: a folder or a dangling link is a mistake to report, and a
+  // FIFO would block the run forever.
+  namespace fs = llvm::sys::fs;
+  fs::file_status St;
+  if (std::error_code EC = fs::status(Path, St, /*Follow=*/true)) {
+    fs::file_status Link;
+    if (!fs::status(Path, Link, /*Follow=*/false) && Link.type() == fs::file_type::symlink_file)
+      return configError(Path, "cannot read the configuration file: a symbolic link to a missing file");
+    return configError(Path, "cannot read the configuration file: " + EC.message());
+  }
+  if (St.type() == fs::file_type::directory_file)
+    return configError(Path, "cannot read the configuration file: it is a directory");
+  if (St.type() != fs::file_type::regular_file)
+    return configError(Path, "cannot read the configuration file: not a regular file (a FIFO, socket or device)");
   std::ifstream In(Path, std::ios::binary);
   if (!In)
     return configError(Path, "cannot read the configuration file");
@@ -250,7 +291,8 @@ llvm::Expected<std::shared_ptr<const Config>> ConfigResolver::forDirectory(const
     for (const char *Name : {"torchlint.toml", "pyproject.toml"}) {
       llvm::SmallString<256> P(Dir);
       llvm::sys::path::append(P, Name);
-      if (!llvm::sys::fs::exists(P))
+      llvm::sys::fs::file_status Entry; // a dangling link is there too, and is an error
+      if (llvm::sys::fs::status(P, Entry, /*Follow=*/false))
         continue;
       auto C = loadConfig(std::string(P), Reg);
       if (!C) {

@@ -19,7 +19,9 @@
 namespace torchlint {
 
 llvm::ErrorOr<std::string> readText(const std::string &Path) {
-  int FD = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (lintPath skips what is not a
+  // regular file; this covers a file replaced in between).
+  int FD = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (FD < 0)
     return std::error_code(errno, std::generic_category());
   struct stat St;
@@ -74,6 +76,15 @@ FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, cons
 }
 
 FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S) {
+  llvm::sys::fs::file_status St;
+  if (!llvm::sys::fs::status(Path, St) && St.type() != llvm::sys::fs::file_type::regular_file) {
+    FileOutcome O;
+    O.Path = Path;
+    O.Error = St.type() == llvm::sys::fs::file_type::directory_file
+                  ? "a directory where a file was expected; skipped"
+                  : "not a regular file (a FIFO, socket or device); skipped";
+    return O;
+  }
   auto Text = readText(Path);
   if (!Text) {
     FileOutcome O;
@@ -103,7 +114,7 @@ FileOutcome fromCache(const std::string &Path, const CacheEntry &E, std::shared_
 FileOutcome lintPathCached(const std::string &Path, const Linter &L, const LintSettings &S, const ResultCache &Cache,
                            std::optional<CacheEntry> &Fresh) {
   llvm::sys::fs::file_status St;
-  if (llvm::sys::fs::status(Path, St))
+  if (llvm::sys::fs::status(Path, St) || St.type() != llvm::sys::fs::file_type::regular_file)
     return lintPath(Path, L, S);
   uint64_t SHash = settingsHash(S);
   const CacheEntry *Hit = Cache.find(Path, SHash);

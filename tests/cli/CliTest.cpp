@@ -233,6 +233,38 @@ TEST(CliBadInput, UnreadableBinaryAndNonUtf8FilesAreSkippedWithOneLine) {
   EXPECT_EQ(Lines, 3u) << R.Err;
 }
 
+TEST(CliBadInput, FifoIsSkippedNotWaitedOn) {
+  Project P;
+  P.file("good.py", Finding);
+  ASSERT_EQ(mkfifo((P.Root + "/pipe.py").c_str(), 0600), 0);
+  // Named and found by the walk: either way one line, and the run ends.
+  auto R = P.run({"check", "--format", "concise", "--no-cache", ".", "pipe.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Out, HasSubstr("good.py:2:23: TL107"));
+  EXPECT_THAT(R.Err, HasSubstr("pipe.py: not a regular file (a FIFO, socket or device); skipped"));
+}
+
+TEST(CliBadInput, ConfigurationThatIsNoFileIsAnError) {
+  Project P;
+  P.file("a.py", Finding);
+  auto R = P.run({"check", "--config", P.Root, "a.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr(P.Root + ": cannot read the configuration file: it is a directory"));
+  R = P.run({"check", "--config", P.Root + "/absent.toml", "a.py"});
+  EXPECT_EQ(R.Exit, 2);
+  ASSERT_EQ(symlink("nowhere.toml", (P.Root + "/torchlint.toml").c_str()), 0);
+  R = P.run({"check", "a.py"});
+  EXPECT_EQ(R.Exit, 2) << "a dangling torchlint.toml is not silently ignored";
+  EXPECT_THAT(R.Err, HasSubstr("torchlint.toml: cannot read the configuration file: a symbolic link to a missing file"));
+  ASSERT_EQ(unlink((P.Root + "/torchlint.toml").c_str()), 0);
+  ASSERT_EQ(mkfifo((P.Root + "/torchlint.toml").c_str(), 0600), 0);
+  R = P.run({"check", "a.py"});
+  EXPECT_EQ(R.Exit, 2) << "a FIFO is not read (it would block)";
+  EXPECT_THAT(R.Err, HasSubstr("not a regular file"));
+  R = P.run({"check", "--select", "", "a.py"});
+  EXPECT_EQ(R.Exit, 2) << "an empty code selects nothing and is rejected";
+}
+
 TEST(CliBadInput, DirectoryNamedLikeAFileIsWalked) {
   Project P;
   P.file("pkg.py/inner.py", Finding);

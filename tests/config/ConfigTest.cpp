@@ -5,6 +5,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace torchlint {
 namespace {
@@ -59,6 +61,52 @@ TEST(Config, ErrorsNameFileKeyAndWhy) {
   EXPECT_THAT(errorOf("[tool.torchlint]\ntarget-torch-version = \"latest\"\n"), HasSubstr("not a version"));
   EXPECT_THAT(errorOf("[tool.torchlint\n"), HasSubstr("invalid TOML"));
   EXPECT_THAT(errorOf("[tool]\ntorchlint = 3\n"), HasSubstr("must be a table"));
+}
+
+TEST(Config, EmptyCodesAndInvalidGlobsAreRejected) {
+  // `""` is a prefix of every code: `ignore = [""]` silenced every rule.
+  for (const char *Key : {"select", "ignore", "extend-select", "fixable", "unfixable"})
+    EXPECT_THAT(errorOf(std::string("[tool.torchlint]\n") + Key + " = [\"\"]\n"),
+                HasSubstr("unknown rule code or prefix ``"))
+        << Key;
+  EXPECT_THAT(errorOf("[tool.torchlint]\nper-file-ignores = { \"a.py\" = [\"\"] }\n"),
+              HasSubstr("unknown rule code or prefix ``"));
+  EXPECT_TRUE(rules::registry().matching("").empty());
+  for (const char *Glob : {"[z-a]", "[", "\\\\", "a\\\\"}) {
+    EXPECT_THAT(errorOf(std::string("[tool.torchlint]\nexclude = [\"") + Glob + "\"]\n"),
+                HasSubstr("`tool.torchlint.exclude`: invalid glob"))
+        << Glob;
+    EXPECT_THAT(errorOf(std::string("[tool.torchlint]\nextend-exclude = [\"") + Glob + "\"]\n"),
+                HasSubstr("invalid glob"))
+        << Glob;
+    EXPECT_THAT(errorOf(std::string("[tool.torchlint.per-file-ignores]\n\"") + Glob + "\" = [\"TL1\"]\n"),
+                HasSubstr("`tool.torchlint.per-file-ignores`: invalid glob"))
+        << Glob;
+  }
+  EXPECT_EQ(errorOf("[tool.torchlint]\nexclude = [\"tests/[a-z]*\", \"a\\\\\\\\b\"]\n"), "");
+}
+
+TEST(Config, ConfigFilesThatAreNoFilesAreErrors) {
+  std::string Dir = test::tempDir();
+  auto errorOfFile = [&](const std::string &Path) {
+    auto C = loadConfig(Path, rules::registry());
+    return C ? std::string() : llvm::toString(C.takeError());
+  };
+  ASSERT_EQ(::mkdir((Dir + "/dir.toml").c_str(), 0700), 0);
+  EXPECT_THAT(errorOfFile(Dir + "/dir.toml"), HasSubstr("dir.toml: cannot read the configuration file: it is a directory"));
+  ASSERT_EQ(::symlink("missing.toml", (Dir + "/dangling.toml").c_str()), 0);
+  EXPECT_THAT(errorOfFile(Dir + "/dangling.toml"), HasSubstr("a symbolic link to a missing file"));
+  ASSERT_EQ(::mkfifo((Dir + "/fifo.toml").c_str(), 0600), 0);
+  EXPECT_THAT(errorOfFile(Dir + "/fifo.toml"), HasSubstr("not a regular file")); // and does not block
+  EXPECT_THAT(errorOfFile(Dir + "/absent.toml"), HasSubstr("cannot read the configuration file"));
+
+  // Found by walking up, the same: a folder named torchlint.toml is an error, not "no config".
+  ASSERT_EQ(::mkdir((Dir + "/p").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((Dir + "/p/torchlint.toml").c_str(), 0700), 0);
+  ConfigResolver R(rules::registry(), CliOptions{});
+  auto C = R.forPath(Dir + "/p/a.py");
+  ASSERT_FALSE(bool(C));
+  EXPECT_THAT(llvm::toString(C.takeError()), HasSubstr("torchlint.toml: cannot read the configuration file: it is a directory"));
 }
 
 TEST(Config, TorchVersions) {
