@@ -15,6 +15,42 @@ namespace torchlint::lsp {
 namespace {
 // Header lines are short; a longer one is garbage, and we must not buffer it unbounded.
 constexpr size_t MaxHeaderLine = 4096;
+
+bool equalsNoCase(std::string_view A, std::string_view Lower) {
+  if (A.size() != Lower.size())
+    return false;
+  for (size_t I = 0; I < A.size(); ++I)
+    if ((A[I] >= 'A' && A[I] <= 'Z' ? A[I] - 'A' + 'a' : A[I]) != Lower[I])
+      return false;
+  return true;
+}
+
+/// Where `Content-Length:` (any case) starts in \p S at or after \p From, or npos.
+size_t findContentLength(std::string_view S, size_t From = 0) {
+  constexpr std::string_view Name = "content-length:";
+  for (size_t I = S.find_first_of("cC", From); I != std::string_view::npos && I + Name.size() <= S.size();
+       I = S.find_first_of("cC", I + 1))
+    if (equalsNoCase(S.substr(I, Name.size()), Name))
+      return I;
+  return std::string_view::npos;
+}
+
+/// Where a whole header line `Content-Length: <digits>` followed by a line break starts in
+/// \p S at or after \p From, or npos. JSON text cannot hold a raw line break inside a string,
+/// so inside a body this is the next message's header, swallowed by a length too long.
+size_t findHeaderLine(std::string_view S, size_t From) {
+  for (size_t I = findContentLength(S, From); I != std::string_view::npos; I = findContentLength(S, I + 1)) {
+    size_t J = I + 15;
+    while (J < S.size() && S[J] == ' ')
+      ++J;
+    size_t Digits = J;
+    while (J < S.size() && S[J] >= '0' && S[J] <= '9')
+      ++J;
+    if (J > Digits && J < S.size() && (S[J] == '\r' || S[J] == '\n'))
+      return I;
+  }
+  return std::string_view::npos;
+}
 } // namespace
 
 size_t FdSource::read(char *Buf, size_t N) {
@@ -62,11 +98,20 @@ bool Transport::readLine(std::string &Line, bool &TooLong) {
   for (;;) {
     size_t NL = Buf.find('\n', BufPos);
     size_t Limit = NL == std::string::npos ? Buf.size() : NL;
-    size_t Room = Line.size() <= MaxHeaderLine ? MaxHeaderLine + 1 - Line.size() : 0;
-    size_t Take = std::min(Limit - BufPos, Room);
-    Line.append(Buf, BufPos, Take);
-    if (Line.size() > MaxHeaderLine)
+    // Keep the end of an over-long line: after the tail of a message whose Content-Length was
+    // too short, the next header follows on the same line.
+    size_t Take = Limit - BufPos;
+    if (Take > MaxHeaderLine) {
+      Line.clear();
+      BufPos = Limit - MaxHeaderLine - 1;
+      Take = MaxHeaderLine + 1;
       TooLong = true;
+    }
+    Line.append(Buf, BufPos, Take);
+    if (Line.size() > MaxHeaderLine) {
+      Line.erase(0, Line.size() - MaxHeaderLine);
+      TooLong = true;
+    }
     if (NL != std::string::npos) {
       BufPos = NL + 1;
       if (!Line.empty() && Line.back() == '\r')
@@ -77,6 +122,36 @@ bool Transport::readLine(std::string &Line, bool &TooLong) {
     if (!fill())
       return !Line.empty();
   }
+}
+
+bool Transport::readBody(size_t N, std::string &Out, bool &Overran) {
+  Overran = false;
+  while (Out.size() < N) {
+    if (BufPos == Buf.size() && !fill())
+      return false;
+    size_t Before = Out.size();
+    size_t K = std::min(N - Out.size(), Buf.size() - BufPos);
+    Out.append(Buf, BufPos, K);
+    BufPos += K;
+    // Search the new bytes (and a header's length before them, which may have been cut).
+    size_t At = findHeaderLine(Out, Before > 40 ? Before - 40 : 0);
+    if (At != std::string::npos) {
+      Buf.insert(BufPos, Out, At, std::string::npos);
+      Out.resize(At);
+      Overran = true;
+      return true;
+    }
+  }
+  // A header cut by the end of the claimed length: look at what follows, without waiting.
+  size_t Tail = std::min<size_t>(Out.size(), 40);
+  std::string Window = Out.substr(Out.size() - Tail) + Buf.substr(BufPos, 64);
+  size_t At = findHeaderLine(Window, 0);
+  if (At != std::string::npos && At < Tail) {
+    Buf.insert(BufPos, Out, Out.size() - Tail + At, std::string::npos);
+    Out.resize(Out.size() - Tail + At);
+    Overran = true;
+  }
+  return true;
 }
 
 bool Transport::readBytes(size_t N, std::string *Out) {
@@ -125,6 +200,13 @@ Incoming Transport::readStandard() {
       }
       SawHeader = true;
       llvm::StringRef L(Line);
+      // A `Content-Length:` anywhere starts a header afresh: what came before it on the line
+      // (or on earlier lines of this block) is the rest of a message whose length was too
+      // short, already reported. Reading resumes in step with the client.
+      if (size_t At = findContentLength(Line); At != std::string::npos) {
+        L = L.substr(At);
+        BadHeader = TooLong = false;
+      }
       auto [Name, Val] = L.split(':');
       uint64_t N;
       if (!TooLong && Name.trim().equals_insensitive("content-length")) {
@@ -153,9 +235,16 @@ Incoming Transport::readStandard() {
       return E;
     }
     std::string Body;
-    Body.reserve(*Length);
-    if (!readBytes(*Length, &Body))
+    Body.reserve(std::min<uint64_t>(*Length, 1 << 20));
+    bool Overran = false;
+    if (!readBody(*Length, Body, Overran))
       return Incoming{};
+    if (Overran) {
+      E.Code = ErrorCode::ParseError;
+      E.Why = "Content-Length " + std::to_string(*Length) + " is longer than the message (" +
+              std::to_string(Body.size()) + " bytes before the next header)";
+      return E;
+    }
     return parse(Body);
   }
 }

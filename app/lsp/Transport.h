@@ -79,6 +79,9 @@ private:
   bool fill();
   /// Reads exactly \p N bytes into \p Out (or discards them when \p Out is null).
   bool readBytes(size_t N, std::string *Out);
+  /// Reads a body of \p N bytes into \p Out, stopping early where the bytes hold the next
+  /// message's header (\p Overran): that part is put back to be read as a header.
+  bool readBody(size_t N, std::string &Out, bool &Overran);
   Incoming parse(std::string &Text);
 
   ByteSource &In;

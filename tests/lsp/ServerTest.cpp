@@ -118,6 +118,44 @@ TEST(LspServer, IncrementalEditsMatchAFreshParse) {
   }
 }
 
+/// The ids of the responses in \p Out.
+std::vector<int64_t> responseIds(const std::vector<Value> &Out) {
+  std::vector<int64_t> Ids;
+  for (const Value &M : Out)
+    if (const Object *O = M.getAsObject(); O && (O->get("result") || O->get("error")))
+      if (auto Id = O->getInteger("id"))
+        Ids.push_back(*Id);
+  return Ids;
+}
+
+TEST(LspTransport, ResynchronisesAfterAWrongContentLength) {
+  auto body = [](const Value &V) {
+    std::string B;
+    llvm::raw_string_ostream(B) << V;
+    return B;
+  };
+  std::string Init = frame(body(initializeRequest()));
+  std::string Next = frame(body(request(7, "textDocument/hover", Object{{"textDocument", Object{{"uri", "file:///a.py"}}},
+                                                                      {"position", Object{{"line", 0}, {"character", 0}}}}))) +
+                     frame(body(request(8, "shutdown", nullptr)));
+  // Too short, too long by a few bytes (the next header is cut), too long by far (the rest
+  // of the stream is shorter than the claim): each bad message is answered with one error,
+  // and the messages after it are read as the client framed them.
+  for (long Delta : {-7L, -1L, 3L, 9L, 25L, 100000L}) {
+    std::string Bad = body(request(2, "shutdown", nullptr));
+    std::string Bytes = Init + "Content-Length: " + std::to_string(static_cast<long>(Bad.size()) + Delta) + "\r\n\r\n" +
+                        Bad + Next;
+    LspHarness H;
+    std::vector<int64_t> Ids = responseIds(H.feedRaw(Bytes));
+    EXPECT_EQ(Ids, (std::vector<int64_t>{1, 7, 8})) << "Content-Length off by " << Delta;
+  }
+  // Garbage before a header on its own line, and a long line of garbage glued to a header.
+  for (std::string Junk : {std::string("garbage\r\n"), std::string(10000, 'x')}) {
+    LspHarness H;
+    EXPECT_EQ(responseIds(H.feedRaw(Init + Junk + Next)), (std::vector<int64_t>{1, 7, 8})) << Junk.size();
+  }
+}
+
 TEST(LspServer, FixAllLeavesNothingSafeToFix) {
   std::string Dir = tempDir();
   writeFile(Dir + "/torchlint.toml", "extend-select = [\"TL301\"]\n"); // opt-in: a finding with an unsafe fix
