@@ -188,7 +188,8 @@ bool checkStdin(ConfigResolver &Resolver, const Linter &L, CheckRun &Run) {
     // Like Ruff: the fixed source on stdout (the input unchanged when it could not be fixed or
     // is excluded), the report on stderr.
     const FixedFile &F = Run.Fixed.back();
-    llvm::outs() << (F.Outcome.Error.empty() && F.Errors.empty() ? F.After : Source);
+    std::optional<std::string> Fixed = F.encodedAfter(); // in the encoding the source declares
+    llvm::outs() << (F.Outcome.Error.empty() && F.Errors.empty() && Fixed ? *Fixed : Source);
     llvm::outs().flush();
   }
   if (!Excluded)

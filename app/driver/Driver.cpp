@@ -57,10 +57,34 @@ std::string checkLintable(std::string_view Text) {
   return {};
 }
 
+std::string decodeSource(std::string &Text, Codec &Enc) {
+  Enc = Codec::Utf8;
+  auto Declared = declaredEncoding(Text);
+  if (!Declared)
+    return {};
+  if (!Declared->Known)
+    return "declares the encoding `" + Declared->Name + "` (PEP 263), which torchlint cannot read; skipped";
+  Enc = *Declared->Known;
+  if (Enc == Codec::Utf8)
+    return {}; // checked as UTF-8 with the rest
+  uint32_t Line = 0, Column = 0;
+  auto Decoded = decodeToUtf8(Text, Enc, Line, Column);
+  if (!Decoded)
+    return "not valid " + Declared->Name + " as it declares (line " + std::to_string(Line) + ", column " +
+           std::to_string(Column) + "); skipped";
+  Text = std::move(*Decoded);
+  return {};
+}
+
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S) {
   FileOutcome O;
   O.Path = Path;
+  Codec Enc;
   if (std::string Why = checkLintable(Text); !Why.empty()) {
+    O.Error = std::move(Why);
+    return O;
+  }
+  if (std::string Why = decodeSource(Text, Enc); !Why.empty()) {
     O.Error = std::move(Why);
     return O;
   }
@@ -138,6 +162,9 @@ FileOutcome lintPathCached(const std::string &Path, const Linter &L, const LintS
       Record(Hit->Diagnostics);
     if (Hit->Diagnostics.empty())
       return fromCache(Path, *Hit, nullptr);
+    Codec Enc; // the findings were made on the decoded text: show them on it
+    if (!decodeSource(Text, Enc).empty())
+      return lintPath(Path, L, S);
     return fromCache(Path, *Hit, std::make_shared<SourceFile>(Path, std::move(Text)));
   }
   FileOutcome O = lintSource(Path, std::move(Text), L, S);

@@ -7,6 +7,7 @@
 #include "driver/Cache.h"
 #include "driver/Discovery.h"
 #include "lint/Linter.h"
+#include "source/Encoding.h"
 
 #include <llvm/Support/ErrorOr.h>
 
@@ -25,6 +26,10 @@ inline constexpr size_t MaxFileBytes = 64u << 20;
 std::string checkLintable(std::string_view Text);
 
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S);
+/// Turns \p Text, the bytes of a file, into UTF-8 as Python reads it (PEP 263): a file that
+/// declares another encoding is decoded, and \p Enc says how to write it back. Returns why
+/// it cannot be read, or an empty string.
+std::string decodeSource(std::string &Text, Codec &Enc);
 /// The whole file, read straight into the string the lint will own (through a MemoryBuffer
 /// every file would be copied once more).
 llvm::ErrorOr<std::string> readText(const std::string &Path);

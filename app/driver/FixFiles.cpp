@@ -13,9 +13,14 @@ FixedFile fixSource(std::string Path, std::string Text, const Linter &L, const L
     F.Outcome.Error = std::move(Why);
     return F;
   }
+  std::string Raw = Text;
+  if (std::string Why = decodeSource(Text, F.Encoding); !Why.empty()) {
+    F.Outcome.Error = std::move(Why);
+    return F;
+  }
   if (SourceFile Probe(Path, Text); auto Bad = Probe.firstInvalidUtf8()) {
     // The same message as linting gives, through the linting path.
-    F.Outcome = lintSource(Path, std::move(Text), L, S);
+    F.Outcome = lintSource(Path, std::move(Raw), L, S);
     return F;
   }
   FixResult R = fixText(Path, Text, L, S, O);
@@ -45,15 +50,20 @@ FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver
   FixOptions O = Base;
   O.Fixable = Resolver.fixableFor(*DF.Cfg);
   LintSettings S = Resolver.settingsFor(*DF.Cfg, DF.Path);
+  std::string Raw = *Text;
   FixedFile F = fixSource(DF.Path, std::move(*Text), L, S, O);
   if (!Write || !F.changed() || !F.Outcome.Error.empty())
     return F;
-  if (llvm::Error E = writeFileAtomically(DF.Path, F.After)) {
+  std::optional<std::string> Encoded = F.encodedAfter();
+  llvm::Error E = Encoded ? writeFileAtomically(DF.Path, *Encoded)
+                          : llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                    "the fixed text has characters its declared encoding cannot hold");
+  if (E) {
     F.Errors.push_back(DF.Path + ": fixes not written: " + llvm::toString(std::move(E)));
     // The file keeps its text: report what is in it.
     F.Applied.clear();
     F.After = F.Before;
-    FileOutcome Again = lintSource(DF.Path, F.Before, L, S);
+    FileOutcome Again = lintSource(DF.Path, Raw, L, S);
     narrowFixes(Again.Diagnostics, O);
     F.Outcome = std::move(Again);
   }

@@ -6,6 +6,7 @@
 #include "driver/FixLoop.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,11 @@ struct FixedFile {
   std::string Before, After;             // the text read and the fixed text
   std::map<std::string, size_t> Applied; // fixes applied (or that would be, in a dry run)
   std::vector<std::string> Errors;       // internal and write errors, one line each with the path
+  Codec Encoding = Codec::Utf8;          // Before and After are UTF-8; the file is in this
   bool changed() const { return Before != After; }
+  /// After in the file's own encoding (PEP 263); nullopt when a fix added a character it
+  /// cannot hold.
+  std::optional<std::string> encodedAfter() const { return encodeFromUtf8(After, Encoding); }
 };
 
 /// Fixes a text in memory (stdin, tests): nothing is written.

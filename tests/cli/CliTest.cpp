@@ -265,6 +265,40 @@ TEST(CliBadInput, ConfigurationThatIsNoFileIsAnError) {
   EXPECT_EQ(R.Exit, 2) << "an empty code selects nothing and is rejected";
 }
 
+TEST(CliBadInput, Pep263DeclaredEncodingIsReadAndWrittenBack) {
+  Project P;
+  // Latin-1: `é` is one byte in the file and one column in the report.
+  std::string Latin1 = "# -*- coding: latin-1 -*-\n# caf\xe9\nimport torch\ns = \"\xe9\xe9\"; y = torch.device(\"CPU\")\n";
+  P.file("latin1.py", Latin1);
+  auto R = P.run({"check", "--no-cache", "--format", "concise", "latin1.py"});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_THAT(R.Out, HasSubstr("latin1.py:4:28: TL107"));
+  R = P.run({"check", "--no-cache", "latin1.py"});
+  EXPECT_THAT(R.Out, HasSubstr("s = \"\xc3\xa9\xc3\xa9\"")) << "the snippet is shown in UTF-8";
+  R = P.run({"check", "--no-cache", "--format", "json", "latin1.py"});
+  EXPECT_THAT(R.Out, HasSubstr("\"column\": 28"));
+  R = P.run({"check", "--no-cache", "--fix", "latin1.py"});
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  std::string Fixed = Latin1;
+  Fixed.replace(Fixed.find("\"CPU\""), 5, "\"cpu\"");
+  EXPECT_EQ(readFile(P.Root + "/latin1.py"), Fixed) << "written back in Latin-1, only the fix changed";
+  // Second line, after a shebang; windows-1252's own characters.
+  P.file("cp1252.py", "#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\nimport torch\nq = \"\x93\x94\"; torch.device(\"gpu\")\n");
+  R = P.run({"check", "--no-cache", "--format", "concise", "cp1252.py"});
+  EXPECT_THAT(R.Out, HasSubstr("cp1252.py:4:24: TL107"));
+  // An encoding torchlint cannot decode, and bytes the declared one has no character for.
+  P.file("koi8.py", "# coding: koi8-r\nimport torch\n").file("ascii.py", "# coding=ascii\n# \xe9\n");
+  R = P.run({"check", "--no-cache", "koi8.py", "ascii.py"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, HasSubstr("koi8.py: declares the encoding `koi8-r` (PEP 263), which torchlint cannot read; skipped"));
+  EXPECT_THAT(R.Err, HasSubstr("ascii.py: not valid ascii as it declares (line 2, column 3); skipped"));
+  // Without a declaration the file is UTF-8, as for Python 3; a declaration on line 2 counts
+  // only after a comment line.
+  P.file("late.py", "import torch\n# coding: latin-1\nx = 1 # \xe9\n");
+  R = P.run({"check", "--no-cache", "late.py"});
+  EXPECT_THAT(R.Err, HasSubstr("late.py: not valid UTF-8"));
+}
+
 TEST(CliBadInput, DirectoryNamedLikeAFileIsWalked) {
   Project P;
   P.file("pkg.py/inner.py", Finding);
