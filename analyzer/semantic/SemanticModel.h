@@ -67,6 +67,9 @@ struct NodeRef {
   // children live apart: two thirds of the wanted nodes are no calls, and the dispatcher
   // reads every node.)
   uint32_t Parts = 0;
+  // The symbol of the node's parent, as the walk met it: ts_node_parent walks down from the
+  // root, so a rule that asks it of every node in a deep expression is quadratic.
+  TSSymbol ParentSym = 0;
 };
 
 /// Whether a collected node is of kind \p K, by the symbol the walk noted.

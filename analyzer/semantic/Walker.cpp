@@ -75,6 +75,7 @@ struct Frame {
   uint32_t Seen;     // children entered so far
   uint32_t NamedSeen; // named children visited so far
   uint32_t Named;     // ts_node_named_child_count: once all are seen, only tokens are left
+  TSSymbol Sym;       // the node's symbol (its children's NodeRef::ParentSym)
 };
 
 bool endsInExit(TSNode Block, const NodeText &Text) {
@@ -239,11 +240,12 @@ private:
     Inert,     // an expression: inert text
   };
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0};
+    Frame F{0, 0, 0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0, 0};
     bool Named = ts_node_is_named(N);
     if (P)
       inherit(F, N, *P, FieldName ? FieldName : "", Named);
     TSSymbol Sym = ts_node_symbol(N);
+    F.Sym = Sym;
     if (AnyError && (Sym == static_cast<TSSymbol>(-1) /* ERROR */ || ts_node_is_missing(N))) {
       if (!R.HasError && !grammarGap(N, Text)) {
         R.HasError = true;
@@ -275,7 +277,7 @@ private:
       R.Nodes.push_back(NodeRef{N, F.Scope,
                                 static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
                                                     (F.Set ? FlagAfterSetDevice : 0) | F.Marks),
-                                Sym, F.Call});
+                                Sym, F.Call, P ? P->Sym : TSSymbol(0)});
     }
     return F;
   }

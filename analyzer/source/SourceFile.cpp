@@ -78,12 +78,39 @@ uint32_t measure(std::string_view S, ColumnUnit Unit) {
   return N;
 }
 
+void SourceFile::indexWide() const {
+  const auto *S = reinterpret_cast<const unsigned char *>(Text.data());
+  for (size_t I = 0, N = Text.size(); I < N;) {
+    if (S[I] < 0x80) {
+      ++I;
+      continue;
+    }
+    unsigned Len = utf8SequenceLength(S[I]);
+    Wide.At.push_back(static_cast<uint32_t>(I));
+    Wide.FewerCp.push_back(Wide.FewerCp.back() + (Len - 1));
+    Wide.FewerU16.push_back(Wide.FewerU16.back() + (Len == 4 ? 2 : Len - 1));
+    I += Len;
+  }
+}
+
 Position SourceFile::position(uint32_t Offset, ColumnUnit Unit) const {
   Offset = std::min(Offset, size());
   uint32_t Line = lineOf(Offset);
   uint32_t Start = lines()[Line];
-  std::string_view Prefix = std::string_view(Text).substr(Start, Offset - Start);
-  return {Line, measure(Prefix, Unit)};
+  uint32_t Bytes = Offset - Start;
+  if (Unit == ColumnUnit::Utf8Bytes)
+    return {Line, Bytes};
+  // What measure() of the line's text up to Offset gives: bytes, less the extra bytes of the
+  // multi-byte sequences that start in between (one cut by Offset still counts whole).
+  const WideIndex &W = wide();
+  size_t From = std::lower_bound(W.At.begin(), W.At.end(), Start) - W.At.begin();
+  size_t To = std::lower_bound(W.At.begin(), W.At.end(), Offset) - W.At.begin();
+  if (From == To)
+    return {Line, Bytes};
+  const std::vector<uint32_t> &Fewer = Unit == ColumnUnit::Utf16Units ? W.FewerU16 : W.FewerCp;
+  uint32_t LastEnd = W.At[To - 1] + utf8SequenceLength(static_cast<unsigned char>(Text[W.At[To - 1]]));
+  uint32_t Cut = LastEnd > Offset ? LastEnd - Offset : 0;
+  return {Line, Bytes + Cut - (Fewer[To] - Fewer[From])};
 }
 
 uint32_t SourceFile::offset(Position P, ColumnUnit Unit) const {

@@ -57,11 +57,26 @@ private:
     return LineStarts;
   }
   void indexLines() const;
+  /// Where the text's multi-byte sequences start, and how many units fewer than bytes the
+  /// sequences before each take (code points, UTF-16 units): columns of any offset in
+  /// O(log n), where counting from the line's start is quadratic on a long line with many
+  /// findings. Built on first use.
+  struct WideIndex {
+    std::vector<uint32_t> At;
+    std::vector<uint32_t> FewerCp{0}, FewerU16{0}; // one more entry than At: before each
+  };
+  const WideIndex &wide() const {
+    std::call_once(WideIndexed, [this] { indexWide(); });
+    return Wide;
+  }
+  void indexWide() const;
 
   std::string Path;
   std::string Text;
   mutable std::once_flag Indexed;
   mutable std::vector<uint32_t> LineStarts;
+  mutable std::once_flag WideIndexed;
+  mutable WideIndex Wide;
 };
 
 /// Length in bytes of the UTF-8 sequence starting with \p Lead (1 for invalid leads).

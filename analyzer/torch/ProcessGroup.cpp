@@ -241,7 +241,7 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
   if (Call.api().Kind == Api::Device) {
     auto D = spelledDevice(N.Node, M);
     if (!D || D->type() != "cuda" || D->VariableIndex || (D->Index && *D->Index != 0) ||
-        deviceOnlyInspected(N.Node, M))
+        deviceOnlyInspected(N, M))
       return std::nullopt;
     // An element of a list (`device_ids=[torch.device("cuda", 0)]`) places nothing itself.
     TSNode Parent = ts_node_parent(N.Node);
@@ -272,7 +272,7 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
     Out.Range = TextRange{ts_node_start_byte(S.At), ts_node_end_byte(S.At)};
     Out.IndexZero = S.IndexZero;
   }
-  if (inMapLocation(N.Node, M))
+  if (inMapLocation(N, M))
     return std::nullopt; // TL302 speaks
 
   const Facts &F = facts();

@@ -195,6 +195,31 @@ bool inMapLocation(TSNode N, const SemanticModel &M) {
   return false;
 }
 
+namespace {
+/// Whether the node collected as \p N has a parent of one of \p Kinds.
+bool parentOneOf(const NodeRef &N, std::initializer_list<std::string_view> Kinds) {
+  const std::vector<std::string_view> &Names = symbolNames();
+  if (N.ParentSym >= Names.size())
+    return true; // unknown: ask the tree
+  for (std::string_view K : Kinds)
+    if (Names[N.ParentSym] == K)
+      return true;
+  return false;
+}
+} // namespace
+
+bool inMapLocation(const NodeRef &N, const SemanticModel &M) {
+  return parentOneOf(N, {"keyword_argument", "argument_list", "parenthesized_expression", "conditional_expression",
+                         "boolean_operator", "lambda", "dictionary", "pair"}) &&
+         inMapLocation(N.Node, M);
+}
+
+bool deviceOnlyInspected(const NodeRef &Call, const SemanticModel &M) {
+  return parentOneOf(Call, {"parenthesized_expression", "comparison_operator", "attribute", "pair", "list", "tuple",
+                            "set", "keyword_argument", "argument_list"}) &&
+         deviceOnlyInspected(Call.Node, M);
+}
+
 bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
   TSNode P = ts_node_parent(Call);
   while (is(P, "parenthesized_expression"))

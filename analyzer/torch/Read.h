@@ -74,6 +74,9 @@ TSNode parametersOwner(TSNode Arg, const NodeText &Text);
 /// Whether \p N is (part of) the value of a `map_location=` argument, or `torch.load`'s
 /// second positional argument: where TL302 speaks about literal devices.
 bool inMapLocation(TSNode N, const SemanticModel &M);
+/// The same for a node the walk collected: its parent's kind rules most nodes out without
+/// asking the tree for the parent (quadratic in deep expressions).
+bool inMapLocation(const NodeRef &N, const SemanticModel &M);
 
 /// Whether a `torch.device(...)` call is only a value, not used to place anything (building a
 /// device object never touches CUDA): compared (`x.device == torch.device("cuda")`), read
@@ -82,6 +85,7 @@ bool inMapLocation(TSNode N, const SemanticModel &M);
 /// (`return_value=` of a mock), or passed to CUDA's own API (`torch.cuda.get_device_name(...)`)
 /// other than `torch.cuda.set_device`/`torch.cuda.device`.
 bool deviceOnlyInspected(TSNode TorchDeviceCall, const SemanticModel &M);
+bool deviceOnlyInspected(const NodeRef &TorchDeviceCall, const SemanticModel &M);
 
 /// Whether \p Data is spelled out as constants: numbers, booleans and lists or tuples of them
 /// (`[1.0, 0.0, 1.0]`, `-1`), the data of a tensor that is the same on every call.

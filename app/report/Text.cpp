@@ -63,23 +63,43 @@ uint32_t displayWidth(const std::string &S) {
   return W >= 0 ? static_cast<uint32_t>(W) : measure(S, ColumnUnit::CodePoints);
 }
 
+constexpr size_t MaxFrameLine = 200; // longer lines are shown as a window around the range
+constexpr size_t FrameContext = 60;  // characters either side of the range in that window
+
 void writeFrame(llvm::raw_ostream &OS, const SourceFile &F, TextRange R, bool ColorOn, Color C,
                 const std::string &Label) {
   uint32_t Line = F.lineOf(R.Begin);
   std::string LineNo = std::to_string(Line + 1);
   std::string Pad(LineNo.size(), ' ');
   std::string_view Text = F.lineText(Line);
-  uint32_t Start = R.Begin - F.lineStart(Line);
+  uint32_t Start = std::min<uint32_t>(R.Begin - F.lineStart(Line), static_cast<uint32_t>(Text.size()));
   uint32_t EndInLine = std::min<uint32_t>(R.End - F.lineStart(Line), static_cast<uint32_t>(Text.size()));
   if (EndInLine < Start)
     EndInLine = Start;
-  std::string Before = expandTabs(Text.substr(0, std::min<size_t>(Start, Text.size())));
-  std::string Under = expandTabs(Text.substr(std::min<size_t>(Start, Text.size()), EndInLine - Start));
+  // A long line (minified, generated) is shown as a window around the range: every finding
+  // on it would otherwise print all of it.
+  std::string_view Lead, Tail;
+  if (Text.size() > MaxFrameLine) {
+    EndInLine = std::min<uint32_t>(EndInLine, Start + MaxFrameLine);
+    size_t From = Start > FrameContext ? Start - FrameContext : 0;
+    size_t To = std::min<size_t>(Text.size(), EndInLine + FrameContext);
+    while (From > 0 && (static_cast<unsigned char>(Text[From]) & 0xC0) == 0x80)
+      --From; // whole characters only
+    while (To < Text.size() && (static_cast<unsigned char>(Text[To]) & 0xC0) == 0x80)
+      ++To;
+    Lead = From > 0 ? "..." : "";
+    Tail = To < Text.size() ? "..." : "";
+    Text = Text.substr(From, To - From);
+    Start -= static_cast<uint32_t>(From);
+    EndInLine -= static_cast<uint32_t>(From);
+  }
+  std::string Before = std::string(Lead) + expandTabs(Text.substr(0, Start));
+  std::string Under = expandTabs(Text.substr(Start, EndInLine - Start));
   uint32_t Col = displayWidth(Before);
   uint32_t Width = std::max<uint32_t>(1, displayWidth(Under));
   colored(OS, ColorOn, Color::BLUE, true, Pad + " |\n");
   colored(OS, ColorOn, Color::BLUE, true, LineNo + " | ");
-  OS << expandTabs(Text) << "\n";
+  OS << Lead << expandTabs(Text) << Tail << "\n";
   colored(OS, ColorOn, Color::BLUE, true, Pad + " | ");
   OS << std::string(Col, ' ');
   colored(OS, ColorOn, C, true, std::string(Width, '^') + (Label.empty() ? "" : " " + Label));

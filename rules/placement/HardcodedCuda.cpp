@@ -127,8 +127,8 @@ public:
       return; // TL402 speaks: every rank lands on GPU 0
 
     if (Facts->api().Kind == torch::Api::Device) {
-      if (!plainCuda(torch::spelledDevice(N.Node, M)) || torch::inMapLocation(N.Node, M) ||
-          torch::deviceOnlyInspected(N.Node, M))
+      if (!plainCuda(torch::spelledDevice(N.Node, M)) || torch::inMapLocation(N, M) ||
+          torch::deviceOnlyInspected(N, M))
         return;
       Ctx.report(N.Node, "`torch.device(\"cuda\")` hardcodes CUDA, so this line fails on machines without it; "
                          "use the device chosen once for the program");
@@ -137,7 +137,7 @@ public:
     Placement P = Facts->placement();
     if (P.How == Placement::Form::Cuda) {
       // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones).
-      if (Facts->args().HasSplat || !ts_node_is_null(P.Device) || torch::inMapLocation(N.Node, M))
+      if (Facts->args().HasSplat || !ts_node_is_null(P.Device) || torch::inMapLocation(N, M))
         return;
       Ctx.report(methodCallRange(N.Node), "`.cuda()` hardcodes CUDA, so this line fails on machines without it; "
                                           "use `.to(device)` with the device chosen once for the program");
@@ -146,7 +146,7 @@ public:
     TSNode Dev = P.Device;
     // `torch.device("cuda")` as the argument is reported on its own.
     if (ts_node_is_null(Dev) || !is(Dev, "string") || !plainCuda(torch::spelledDevice(Dev, M)) ||
-        torch::inMapLocation(N.Node, M))
+        torch::inMapLocation(N, M))
       return;
     Ctx.report(Dev, "`\"cuda\"` hardcoded as the device, so this line fails on machines without CUDA; use the "
                     "device chosen once for the program");

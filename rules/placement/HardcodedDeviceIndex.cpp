@@ -86,8 +86,8 @@ public:
     torch::Api Kind = Facts->api().Kind;
     if (Kind == torch::Api::Device) {
       auto D = torch::spelledDevice(N.Node, M);
-      if (!D || D->type() != "cuda" || !D->Index || torch::inMapLocation(N.Node, M) ||
-          torch::deviceOnlyInspected(N.Node, M))
+      if (!D || D->type() != "cuda" || !D->Index || torch::inMapLocation(N, M) ||
+          torch::deviceOnlyInspected(N, M))
         return;
       Ctx.report(N.Node, message(*D->Index));
       return;
@@ -100,7 +100,7 @@ public:
       return;
     // `torch.device("cuda", 1)` as the argument is reported on its own.
     auto D = torch::spelledDevice(Dev, M);
-    if (!D || D->torchDevice() || D->type() != "cuda" || !D->Index || torch::inMapLocation(N.Node, M))
+    if (!D || D->torchDevice() || D->type() != "cuda" || !D->Index || torch::inMapLocation(N, M))
       return;
     Ctx.report(Dev, message(*D->Index));
   }

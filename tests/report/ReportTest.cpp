@@ -303,6 +303,29 @@ TEST(ReportText, CodeFrameWithCaretsNotesAndHelp) {
   EXPECT_THAT(T, ::testing::EndsWith("Found 1 error.\n[*] 1 fixable with the `--fix` option.\n"));
 }
 
+TEST(ReportText, LongLinesAreFramedAsAWindow) {
+  // A generated line of 10,000 terms: each finding shows a window around itself, not the
+  // whole line (a frame per finding would print the line once per finding).
+  std::string Line = "x = a.cuda()";
+  for (int I = 1; I < 10000; ++I)
+    Line += " + a.cuda()";
+  std::string Src = "import torch\n" + Line + " + \"\xc3\xa9\xc3\xa9\"\n";
+  size_t Mid = Src.find("a.cuda()", Src.size() / 2);
+  Diagnostic D = diag("TL105", Severity::Warning, {static_cast<uint32_t>(Mid), static_cast<uint32_t>(Mid + 8)}, "m");
+  std::string T = render(Format::Text, {outcome("t.py", Src, {D})});
+  EXPECT_LT(T.size(), 600u) << T.substr(0, 600);
+  EXPECT_THAT(T, HasSubstr("\n2 | ...")) << T;
+  EXPECT_THAT(T, HasSubstr("...\n  |")) << T;
+  // The caret sits under the range: "2 | " + "..." + 60 characters of context.
+  EXPECT_THAT(T, HasSubstr("\n  | " + std::string(3 + 60, ' ') + "^^^^^^^^\n"));
+  EXPECT_THAT(T, HasSubstr("t.py:2:" + std::to_string(Mid - Src.find('\n')) + ": TL105"));
+  // At the end of the line, with two-byte characters: no "..." after, whole characters.
+  size_t Last = Src.rfind("a.cuda()");
+  D.Range = {static_cast<uint32_t>(Last), static_cast<uint32_t>(Last + 8)};
+  T = render(Format::Text, {outcome("t.py", Src, {D})});
+  EXPECT_THAT(T, HasSubstr(" + a.cuda() + \"\xc3\xa9\xc3\xa9\"\n"));
+}
+
 TEST(ReportText, RealFindingsAndFixSummary) {
   std::string T = render(Format::Text, {lintOne("a.py", NonAscii, {"TL401", "TL002"})});
   EXPECT_EQ(T, "a.py:2:15: TL401 `nn.DataParallel` replicates the model on every step and piles memory on GPU 0; "

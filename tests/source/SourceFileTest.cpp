@@ -36,6 +36,22 @@ TEST(SourceFile, ColumnsInEveryUnit) {
   EXPECT_EQ(F.offset({99, 0}, ColumnUnit::Utf8Bytes), F.size());
 }
 
+TEST(SourceFile, ColumnsFromTheIndexMatchCountingFromTheLineStart) {
+  // position() reads an index of the multi-byte sequences; it must give what measuring the
+  // line's text up to the offset gives, at every byte, on lines of every mix.
+  std::string Text = "a\xc3\xa9" "b\xf0\x9f\x98\x80" "c\n\xe2\x82\xac\xe2\x82\xac\n\nplain\r\n\xf0\x9f\x98\x80\xc3\xa9 x\n";
+  SourceFile F("a.py", Text);
+  for (uint32_t Off = 0; Off <= F.size(); ++Off) {
+    uint32_t Line = F.lineOf(Off);
+    std::string_view Prefix = F.text().substr(F.lineStart(Line), Off - F.lineStart(Line));
+    for (ColumnUnit U : {ColumnUnit::Utf8Bytes, ColumnUnit::Utf16Units, ColumnUnit::CodePoints}) {
+      Position P = F.position(Off, U);
+      EXPECT_EQ(P.Line, Line) << Off;
+      EXPECT_EQ(P.Column, measure(Prefix, U)) << "offset " << Off << " unit " << static_cast<int>(U);
+    }
+  }
+}
+
 TEST(SourceFile, InvalidUtf8IsFoundWithItsPosition) {
   EXPECT_FALSE(SourceFile("a", "ok é 😀\n").firstInvalidUtf8());
   auto Bad = SourceFile("a", "x = 1\ny = '\xff'\n").firstInvalidUtf8();
