@@ -7,11 +7,11 @@ Edit appendArgument(const CallArgs &A, const NodeText &Text, std::string_view Ar
   TSNode List = A.ArgList;
   uint32_t Close = ts_node_end_byte(List) - 1; // the ')'
   uint32_t Count = ts_node_named_child_count(List);
-  // Skip trailing comments when looking for the last argument.
+  // Skip trailing comments and `\\` line continuations when looking for the last argument.
   TSNode Last{};
   for (uint32_t I = Count; I > 0; --I) {
     TSNode C = ts_node_named_child(List, I - 1);
-    if (!is(C, "comment")) {
+    if (!ts_node_is_extra(C)) {
       Last = C;
       break;
     }

@@ -291,7 +291,8 @@ void readArguments(CallArgs &A, const NodeText &Text) {
       }
     } else if (S == ListSplatSym || S == DictSplatSym) {
       A.HasSplat = true;
-    } else if (S != CommentSym) {
+    } else if (S != CommentSym && !ts_node_is_extra(C)) {
+      // (A `\\` line continuation is an extra like a comment: no argument.)
       A.Positional.push_back(C);
     }
   }

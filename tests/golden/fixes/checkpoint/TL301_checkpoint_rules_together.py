@@ -11,6 +11,10 @@ state = T.load(p, map_location="cuda:0", weights_only=True)  # expect: TL302, TL
 state = torch.load(p, map_location="cpu", weights_only=False)  # expect: TL304
 model = nn.Linear(4, 2)
 model.load_state_dict(torch.load(p, weights_only=True, map_location="cpu"), strict=False)  # expect: TL301, TL305
+# A `\` line continuation inside the call is no argument: both fixes go after "p".
+state = torch.load(  # expect: TL301, TL304
+    p, map_location="cpu", weights_only=True \
+    )
 
 # OK
 state = torch.load(p, map_location=device, weights_only=True)
