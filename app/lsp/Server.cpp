@@ -8,6 +8,7 @@
 #include "parse/Tree.h"
 #include "source/SourceFile.h"
 
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -736,12 +737,30 @@ Value Server::hover(const TextDocumentPositionParams &P) {
   return Result(Md, Span);
 }
 
+namespace {
+/// Where the rule pages are: installed beside the binary (share/doc/torchlint/rules, as the
+/// Debian package lays them out), else the source tree this binary was built from.
+std::string ruleDocsUrl() {
+  static int Anchor;
+  std::string Exe = llvm::sys::fs::getMainExecutable(nullptr, &Anchor);
+  if (!Exe.empty()) {
+    llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Exe));
+    llvm::sys::path::append(Dir, "..", "share", "doc");
+    llvm::sys::path::append(Dir, "torchlint", "rules");
+    llvm::SmallString<256> Real;
+    if (!llvm::sys::fs::real_path(Dir, Real) && llvm::sys::fs::is_directory(Real))
+      return "file://" + std::string(Real) + "/";
+  }
+  return TORCHLINT_RULE_DOCS_URL;
+}
+} // namespace
+
 int runLspServer(const Registry &R, int Argc, char **Argv) {
   InputStyle Style = InputStyle::Standard;
   bool Pretty = false;
   size_t MaxBytes = DefaultMaxMessageBytes;
   ServerOptions Opts;
-  Opts.RuleDocsUrl = TORCHLINT_RULE_DOCS_URL;
+  Opts.RuleDocsUrl = ruleDocsUrl();
   for (int I = 0; I < Argc; ++I) {
     llvm::StringRef A = Argv[I];
     unsigned long long N;

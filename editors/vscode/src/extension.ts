@@ -1,5 +1,6 @@
 // The torchlint VS Code extension: starts `torchlint lsp` over stdio for Python files and
 // adds "torchlint: Fix all", which applies the server's source.fixAll.torchlint action.
+import * as fs from "fs";
 import * as vscode from "vscode";
 import {
   LanguageClient,
@@ -11,16 +12,46 @@ import {
 const FixAllKind = vscode.CodeActionKind.SourceFixAll.append("torchlint");
 
 let client: LanguageClient | undefined;
+let output: vscode.OutputChannel | undefined;
 
-function serverOptions(): ServerOptions {
-  const config = vscode.workspace.getConfiguration("torchlint");
-  const command = config.get<string>("path", "torchlint") || "torchlint";
-  const args = ["lsp", ...config.get<string[]>("args", [])];
+/// The server to run, as Ruff's extension chooses its own: `torchlint.path` when set, else
+/// the binary packaged with the extension for this platform (bin/linux-x64/torchlint), else
+/// `torchlint` on PATH. The output channel says which one started.
+function serverCommand(context: vscode.ExtensionContext): string {
+  const configured = vscode.workspace.getConfiguration("torchlint").get<string>("path", "");
+  if (configured) {
+    output?.appendLine(`torchlint: using ${configured} from torchlint.path`);
+    return configured;
+  }
+  const bundled = context.asAbsolutePath(`bin/${process.platform}-${process.arch}/torchlint`);
+  if (fs.existsSync(bundled)) {
+    try {
+      // A .vsix unpacked without its file modes leaves the binary not executable.
+      fs.accessSync(bundled, fs.constants.X_OK);
+    } catch {
+      try {
+        fs.chmodSync(bundled, 0o755);
+      } catch (e) {
+        output?.appendLine(`torchlint: cannot make ${bundled} executable: ${e}`);
+      }
+    }
+    output?.appendLine(`torchlint: using the bundled server at ${bundled}`);
+    return bundled;
+  }
+  output?.appendLine("torchlint: no bundled server for this platform; using torchlint from PATH");
+  return "torchlint";
+}
+
+function serverOptions(context: vscode.ExtensionContext): ServerOptions {
+  const command = serverCommand(context);
+  const args = ["lsp", ...vscode.workspace.getConfiguration("torchlint").get<string[]>("args", [])];
   return { command, args, transport: TransportKind.stdio };
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
+  output ??= vscode.window.createOutputChannel("torchlint");
   const clientOptions: LanguageClientOptions = {
+    outputChannel: output,
     documentSelector: [
       { scheme: "file", language: "python" },
       { scheme: "untitled", language: "python" },
@@ -30,7 +61,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
       fileEvents: vscode.workspace.createFileSystemWatcher("**/{pyproject.toml,torchlint.toml}"),
     },
   };
-  client = new LanguageClient("torchlint", "torchlint", serverOptions(), clientOptions);
+  client = new LanguageClient("torchlint", "torchlint", serverOptions(context), clientOptions);
   await client.start();
 }
 
