@@ -152,15 +152,15 @@ ProcessGroup::Facts ProcessGroup::scan() const {
     }
   };
   each("init_process_group", [&](uint32_t B, uint32_t E) {
-    if (F.Init)
-      return;
     TSNode Call = callAtName(Root, B, E);
-    if (ts_node_is_null(Call))
+    if (ts_node_is_null(Call) || classify(M.qualifiedName(field(Call, "function"))).Kind != Api::InitProcessGroup)
       return;
-    if (classify(M.qualifiedName(field(Call, "function"))).Kind == Api::InitProcessGroup) {
+    if (!F.Init) {
       F.Init = true;
       F.InitCall = spanOf(Call);
     }
+    if (std::vector<TSNode> Up = ancestorsInnermostFirst(Call); !Up.empty())
+      F.Inits.push_back({spanOf(Call), spanOf(innermostFunction(Up, Root))});
   });
   F.VisibleDevices = Text.find("CUDA_VISIBLE_DEVICES") != std::string_view::npos;
   if (!F.Init)
@@ -301,9 +301,30 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
         Later = &S;
         break;
       }
-    if (!Later)
+    // A function that starts the process group itself is where a worker begins: what chooses
+    // the device in other functions (another worker, a helper) has not run in it.
+    const SetDeviceCall *StartsHere = nullptr;
+    for (const SetDeviceCall &I : F.Inits)
+      if (I.Function == Function && I.Call.Begin < P && Function.Begin != ts_node_start_byte(Root))
+        StartsHere = &I;
+    // Unless it calls, before the placement, a function of this file that chooses the device.
+    std::string_view Before = M.text().source().substr(Function.Begin, P - Function.Begin);
+    for (const SetDeviceCall &S : F.SetDevices) {
+      if (!StartsHere)
+        break;
+      TSNode Def = ts_node_descendant_for_byte_range(Root, S.Function.Begin, S.Function.End);
+      std::string_view Name = is(Def, "function_definition") ? M.text()(field(Def, "name")) : std::string_view();
+      if (Name.empty() || Before.find(std::string(Name) + "(") != std::string_view::npos)
+        StartsHere = nullptr;
+    }
+    if (!Later && !StartsHere)
       return std::nullopt;
-    Out.SetDevice = callAt(Root, Later->Call.Begin, Later->Call.End);
+    if (Later)
+      Out.SetDevice = callAt(Root, Later->Call.Begin, Later->Call.End);
+    if (StartsHere) {
+      Out.Init = callAt(Root, StartsHere->Call.Begin, StartsHere->Call.End);
+      return Out;
+    }
   }
   Out.Init = init();
   return Out;

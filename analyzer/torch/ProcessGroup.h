@@ -56,6 +56,7 @@ private:
     Span InitCall;
     bool VisibleDevices = false;
     std::vector<SetDeviceCall> SetDevices;
+    std::vector<SetDeviceCall> Inits; // every init_process_group call, with its function
   };
   static Span spanOf(TSNode N) { return {ts_node_start_byte(N), ts_node_end_byte(N)}; }
   const Facts &facts() const;

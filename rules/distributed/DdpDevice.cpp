@@ -50,7 +50,10 @@ def worker(rank, world_size):
 ## When it stays silent
 - `torch.cuda.set_device(local_rank)` (or `with torch.cuda.device(local_rank):`) runs
   before the placement in the same function or one around it. Where the file sets the device
-  only in another function, placements in helpers are left alone: they may run after it.
+  only in another function, placements in helpers are left alone: they may run after it. A
+  function that starts the process group itself is judged on its own (a `set_device` in
+  another worker has not run in it), unless it first calls the function of this file that
+  chooses the device.
 - The device comes from a variable: `.cuda(local_rank)`, `.to(f"cuda:{rank}")`,
   `torch.device("cuda", local_rank)`, `device_ids=[local_rank]`.
 - The same function then moves the object on to a device it computes (`model.cuda()` ...
