@@ -41,7 +41,9 @@ for images, labels in loader:
 
 ## When it stays silent
 - Python scalars and 0-dim CPU tensors with CUDA tensors (`cuda_tensor * 2`,
-  `cuda_tensor + torch.tensor(1.0)`): PyTorch allows them. Indexing (`cuda_tensor[cpu_index]`).
+  `cuda_tensor + torch.tensor(1.0)`): PyTorch allows them in elementwise operations (not in
+  `torch.cat`/`torch.stack`, which need every tensor on one device). Indexing
+  (`cuda_tensor[cpu_index]`).
 - Two devices the flow cannot tell apart: two different configured devices, `cuda` and a
   configured device, anything whose device is unknown (an argument, a value from another file).
 - Modules moved in place in one branch only, and code guarded by `torch.cuda.is_available()`.
@@ -88,7 +90,7 @@ public:
         return;
       NodeList Els = namedChildren(A.Positional[0]);
       for (size_t I = 1; I < Els.size(); ++I)
-        if (pair(N.Node, Els[0], Els[I], *F, Ctx, InForward))
+        if (pair(N.Node, Els[0], Els[I], *F, Ctx, InForward, /*Elementwise=*/false))
           return;
       return;
     }
@@ -128,15 +130,18 @@ public:
 
 private:
   /// Reports \p At when \p L and \p R are tensors certainly on different devices.
-  static bool pair(TSNode At, TSNode L, TSNode R, const flow::DeviceFlow &F, RuleContext &Ctx, bool InForward) {
+  /// \p Elementwise: an op whose 0-dim CPU operands combine with tensors anywhere (not so
+  /// `torch.cat`/`torch.stack`, which need every tensor on one device whatever its rank).
+  static bool pair(TSNode At, TSNode L, TSNode R, const flow::DeviceFlow &F, RuleContext &Ctx, bool InForward,
+                   bool Elementwise = true) {
     const flow::Value *A = F.valueOf(L), *B = F.valueOf(R);
     if (!A || !B || !A->isTensor() || !B->isTensor() || !flow::certainlyDifferent(A->Dev, B->Dev))
       return false;
-    // A 0-dim CPU tensor combines with anything; the CPU side must have dimensions.
+    // A 0-dim CPU tensor combines with anything elementwise; the CPU side must have dimensions.
     for (const flow::Value *V : {A, B}) {
       if (V->Dev.Kind != flow::DeviceKind::Cpu)
         continue;
-      if (V->R != flow::Rank::NonZero || (InForward && V->has(flow::FlagDefaultFactory)))
+      if ((Elementwise && V->R != flow::Rank::NonZero) || (InForward && V->has(flow::FlagDefaultFactory)))
         return false;
     }
     const NodeText &Text = Ctx.text();
