@@ -191,6 +191,7 @@ private:
   Value fromNumpy(TSNode C, const std::vector<Value> &Args);
   Value torchDevice(TSNode C, const CallArgs &A, const std::vector<Value> &Args);
   Value joinCall(TSNode C, const ArgNodes &Pos);
+  std::optional<Value> legacyTensor(TSNode C, const CallArgs &A, std::string_view Q, const std::vector<Value> &Args);
   std::optional<Value> functional(TSNode C, torch::ApiFacts Api, const std::vector<Value> &Args);
   Value dataLoader(TSNode C, const CallArgs &A);
   Value parameter(const std::vector<Value> &Args);

@@ -18,6 +18,8 @@ Value DeviceFlow::Impl::apiCall(TSNode C, const CallArgs &A, std::string_view Q)
     return factory(C, A, Q, Facts, Args); // reads `device=` and `dtype=` itself
   for (auto &[N, V] : A.Keywords)
     eval(V);
+  if (std::optional<Value> L = legacyTensor(C, A, Q, Args))
+    return *L;
   std::optional<Value> R;
   switch (Facts.Kind) {
   case Api::LikeFactory:
@@ -73,6 +75,41 @@ Value DeviceFlow::Impl::apiCall(TSNode C, const CallArgs &A, std::string_view Q)
     return Args.empty() ? Value() : Args[0];
   escape(A);
   return {};
+}
+
+// The legacy constructors: `torch.FloatTensor(2, 3)`, `torch.Tensor([[1.0, 2.0]])` build on the
+// CPU, with the dtype the type names; `torch.cuda.FloatTensor(...)` on the current CUDA device.
+// `torch.autograd.Variable(t)` is `t` (a no-op since PyTorch 0.4). Nullopt for other names.
+std::optional<Value> DeviceFlow::Impl::legacyTensor(TSNode C, const CallArgs &A, std::string_view Q,
+                                                    const std::vector<Value> &Args) {
+  if (Q == "torch.autograd.Variable" || Q == "torch.autograd.variable.Variable")
+    return Args.size() == 1 && A.Keywords.empty() && Args[0].isTensor() ? Args[0] : Value();
+  bool Cuda = Q.substr(0, 11) == "torch.cuda.";
+  if (Q.size() < 12 || Q.substr(Q.size() - 6) != "Tensor")
+    return std::nullopt;
+  torch::ScalarType T = torch::legacyTensorType(Cuda ? "torch." + std::string(Q.substr(11)) : std::string(Q));
+  if (T == torch::ScalarType::Unknown)
+    return std::nullopt;
+  if (A.HasSplat || !A.Keywords.empty())
+    return Value(); // `device=`, `dtype=`...: left unknown
+  Value V = make(ValueKind::Tensor);
+  V.Dev = Cuda ? Device{DeviceKind::Cuda, -1, {}} : Device::cpu();
+  V.DevHow = Origin::Factory;
+  V.DevAt = mark(C);
+  V.Type = latticeType(T);
+  V.TypeHow = Origin::Factory;
+  V.TypeAt = mark(C);
+  // Sizes (`FloatTensor(2, 3)`), data (`Tensor([1.0])`), or nothing (an empty 1-D tensor): never
+  // 0-dim. Another tensor or an array as the argument: its data, left unknown.
+  if (!A.Positional.empty()) {
+    TSNode P0 = A.Positional[0];
+    bool Sizes = is(P0, "integer");
+    bool Data = (is(P0, "list") || is(P0, "tuple")) && ts_node_named_child_count(P0) > 0;
+    if (!Sizes && !Data)
+      return Value();
+  }
+  V.R = Rank::NonZero;
+  return V;
 }
 
 // `torch.zeros(n)`, `torch.tensor(data)`: a tensor where `device=` says, else on the CPU (or
