@@ -217,9 +217,21 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
       V.DevAt = mark(Name);
     } else {
       TSNode Type = P.Annotation;
+      if (is(Type, "type") && ts_node_named_child_count(Type) == 1)
+        Type = ts_node_named_child(Type, 0); // the expression the grammar wraps
       bool Annotated = !ts_node_is_null(Type);
-      if (Annotated && endsWith(Text(Type), "Tensor"))
+      // `x: Tensor`, `x: "torch.Tensor"`; `loader: DataLoader`, whose batches are on the CPU
+      // (with no loader node: where it was built, and so whether it pins memory, is unknown).
+      std::string_view Spelled = Annotated ? Text(Type) : std::string_view();
+      if (auto S = is(Type, "string") ? stringLiteral(Type, Text) : std::nullopt)
+        Spelled = *S;
+      if (Annotated && endsWith(Spelled, "Tensor") && Spelled.find_first_of("[|") == std::string_view::npos)
         V.Kind = ValueKind::Tensor;
+      else if (std::string Q = Annotated && !is(Type, "string") ? M.qualifiedName(Type) : std::string();
+               Q.rfind("torch.", 0) == 0 && lastComponent(Q) == "DataLoader")
+        V.Kind = ValueKind::DataLoader;
+      else if (Q == "torch.nn.Module" || Q == "torch.nn.modules.module.Module")
+        V.Kind = ValueKind::Module; // on a device the caller chose: unknown until moved here
       // An input of forward is a tensor unless its annotation says otherwise (`n: int`). A
       // helper's parameter is what its callers pass: not an input where each passes a tensor
       // it has just built on the host (`self._pad(torch.LongTensor(ids))`).

@@ -48,6 +48,14 @@ class Trainer(nn.Module):
         self.w = self.w.to(device)  # expect: TL101
 
 
+def annotated(loader: DataLoader, x: torch.Tensor, y: "torch.Tensor", device):
+    # Annotations say what a parameter holds: a loader's batches, tensors.
+    for images, labels in loader:
+        images = images.to(device)  # expect: TL101
+    x = x.to(device)  # expect: TL101
+    y = y.cuda()  # expect: TL101
+
+
 # OK
 def fine(dataset, model, device, x, helper):
     model.to(device)  # modules move in place
@@ -76,3 +84,9 @@ def unknown_receivers(obj, device):
 def temporaries():
     torch.ones(1).cuda()  # initialises CUDA on purpose (torch/testing/_internal/common_cuda.py)
     (torch.zeros(3) + 1).cpu()
+
+
+def annotated_other(x: "Optional[torch.Tensor]", loader: "DataLoader", device):
+    x.to(device)  # may be None: not known to be a tensor
+    for batch in loader:  # a string annotation of a class is not resolved
+        batch.to(device)
