@@ -154,6 +154,7 @@ private:
   void withStatement(TSNode S);
   void assign(TSNode Left, TSNode Right, TSNode Stmt);
   void bindTarget(TSNode Target, const Value &V, bool SameObject = false);
+  void narrow(TSNode Condition);
   void bindUnknown(TSNode Target);
   void forLoop(TSNode S, bool IsWhile);
   Value loopElement(TSNode S, TSNode &Target);

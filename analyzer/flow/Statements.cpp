@@ -112,10 +112,41 @@ void DeviceFlow::Impl::statement(TSNode S) {
   // pass, import, assert, print...: nothing that moves a tensor.
 }
 
+// Under `if isinstance(x, torch.Tensor):` or `if torch.is_tensor(x):` (and either side of an
+// `and` of them), `x` is a tensor, on a device the test does not tell.
+void DeviceFlow::Impl::narrow(TSNode Cond) {
+  if (is(Cond, "parenthesized_expression") && ts_node_named_child_count(Cond) == 1)
+    return narrow(ts_node_named_child(Cond, 0));
+  if (is(Cond, "boolean_operator")) {
+    if (Text(field(Cond, "operator")) == "and") {
+      narrow(field(Cond, "left"));
+      narrow(field(Cond, "right"));
+    }
+    return;
+  }
+  auto A = is(Cond, "call") ? callArgs(Cond, Text) : std::nullopt;
+  if (!A || A->HasSplat || !A->Keywords.empty() || A->Positional.empty())
+    return;
+  std::string Q = M.qualifiedName(A->Callee);
+  bool Tests = ((Q.empty() || Q == "isinstance") && Text(A->Callee) == "isinstance" && A->Positional.size() == 2 &&
+                M.qualifiedName(A->Positional[1]) == "torch.Tensor") ||
+               (Q == "torch.is_tensor" && A->Positional.size() == 1);
+  TSNode X = A->Positional[0];
+  if (!Tests || pathKey(X).empty())
+    return;
+  Value V = eval(X);
+  if (V.isTensor())
+    return;
+  Value T = make(ValueKind::Tensor);
+  T.Flags = V.Flags & FlagInput;
+  bindTarget(X, T, /*SameObject=*/true);
+}
+
 void DeviceFlow::Impl::ifStatement(TSNode S) {
   eval(field(S, "condition"));
   State Entry = F->S;
   ++F->IfDepth;
+  narrow(field(S, "condition"));
   block(field(S, "consequence"));
   State Out = std::move(F->S); // every path below assigns F->S before reading it
   bool HasElse = false;

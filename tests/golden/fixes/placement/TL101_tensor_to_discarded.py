@@ -56,6 +56,15 @@ def annotated(loader: DataLoader, x: torch.Tensor, y: "torch.Tensor", device):
     y = y.cuda()  # expect: TL101
 
 
+def narrowed(batch, device):
+    if isinstance(batch, torch.Tensor):
+        batch = batch.to(device)  # expect: TL101
+    elif torch.is_tensor(batch[0]) and device is not None:
+        pass
+    if torch.is_tensor(batch) and device is not None:
+        batch = batch.cuda()  # expect: TL101
+
+
 # OK
 def fine(dataset, model, device, x, helper):
     model.to(device)  # modules move in place
@@ -90,3 +99,11 @@ def annotated_other(x: "Optional[torch.Tensor]", loader: "DataLoader", device):
     x.to(device)  # may be None: not known to be a tensor
     for batch in loader:  # a string annotation of a class is not resolved
         batch.to(device)
+
+
+def narrowed_only_inside(batch, device):
+    if isinstance(batch, torch.Tensor):
+        batch = batch.to(device)
+    batch.to(device)  # a tensor or not: unknown after the `if`
+    if isinstance(batch, (list, tuple)):
+        batch[0].to(device)
