@@ -45,5 +45,14 @@ package: configure
 	@tests/package/check.sh $(BUILD)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz build-pkg
 
+# `make fuzz`: the libFuzzer targets of tests/fuzz (clang, AddressSanitizer and UBSan), built in
+# build-fuzz, each run for FUZZ_SECONDS; a crash or broken invariant fails (tests/fuzz/README.md).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@scripts/setup.sh fuzz
+	@CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTORCHLINT_FUZZ=ON -DTORCHLINT_TESTS=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	@tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)

@@ -118,6 +118,13 @@ Edit removeCodeEdit(const Suppression &S, size_t Index, const SourceFile &File) 
     // Drop the whole directive and the spaces before it.
     uint32_t B = S.Directive.Begin, E = S.Directive.End;
     uint32_t LineBegin = File.lineStart(S.Line);
+    // Unless the comment goes on after it with more than another `#` (`# noqa: TL4012) x`):
+    // then the comment's `#` must stay, or the rest of the comment would become code.
+    std::string_view Line = File.lineText(S.Line);
+    std::string_view Rest = Line.substr(std::min<size_t>(E - LineBegin, Line.size()));
+    size_t More = Rest.find_first_not_of(" \t");
+    if (T[B] == '#' && More != std::string_view::npos && Rest[More] != '#')
+      return {{B + 1, E}, ""};
     while (B > LineBegin && T[B - 1] == ' ')
       --B;
     return {{B, E}, ""};

@@ -1,0 +1,3 @@
+import torch
+
+x = len([1])  # noqa: TL4012)  # noqa: E501
