@@ -80,6 +80,17 @@ public:
     // Otherwise only a module call: the callee is a module the flow knows. (All decided
     // before the arguments are read, which costs more.)
     const flow::Value *Mod = Facts->Qualified.empty() ? F->valueOf(Facts->Callee) : nullptr;
+    // A tensor method taking another tensor (`a.add_(b)`, `a.mul(b)`, `a.lerp_(b, w)`): checked
+    // like the function (`torch.add(a, b)`).
+    if (Facts->Qualified.empty() && is(Facts->Callee, "attribute")) {
+      auto P = attributeParts(Facts->Callee, Text);
+      if (P && torch::methodIs(P->Name, torch::PairwiseMethod)) {
+        const CallArgs &A = Facts->args();
+        if (!A.HasSplat && !A.Positional.empty())
+          pair(N.Node, P->Object, A.Positional[0], *F, Ctx, InForward);
+        return;
+      }
+    }
     if (!Joins && !Pairs && Kind != torch::Api::Where && (!Mod || Mod->Kind != flow::ValueKind::Module))
       return;
     const CallArgs &A = Facts->args();
