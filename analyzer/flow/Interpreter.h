@@ -39,6 +39,8 @@ struct State {
 };
 State joinStates(const State &A, const State &B);
 bool sameState(const State &A, const State &B);
+/// A loop head that would not settle: what \p Old and \p New agree on, the rest unknown.
+State widenStates(const State &Old, const State &New);
 
 /// The flow's dtype lattice for a PyTorch dtype: the precise dtype where it matters (float64
 /// against float32), one element for every integer type, nothing for complex types.

@@ -45,6 +45,18 @@ bool sameState(const State &A, const State &B) {
   return true;
 }
 
+State widenStates(const State &Old, const State &New) {
+  State W;
+  W.Reachable = Old.Reachable || New.Reachable;
+  for (auto &[K, V] : New.V)
+    if (auto It = Old.V.find(K); It != Old.V.end() && It->second == V)
+      W.V.emplace(K, V);
+  for (auto &[K, O] : New.O)
+    if (auto It = Old.O.find(K); It != Old.O.end() && It->second == O)
+      W.O.emplace(K, O);
+  return W;
+}
+
 void DeviceFlow::Impl::block(TSNode Block) {
   for (TSNode S : namedChildren(Block)) {
     if (!F->S.Reachable)
@@ -238,9 +250,12 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
     Elem = loopElement(S, Target);
   State Entry = F->S;
   State Head = Entry;
-  // Two levels of loops iterate to a fixpoint; deeper ones run once from a state that knows
-  // nothing (sound, as unknown is the top), so nesting never multiplies the work.
-  bool Deep = F->Loops.size() >= 2;
+  // Every loop iterates to a fixpoint: the outer two levels join up to three rounds, inner ones
+  // two, then what still changes is widened to unknown (an epoch loop, a batch loop and a loop
+  // over parameter groups keep what is certain). Nesting multiplies the rounds, so beyond four
+  // levels a loop runs once from a state that knows nothing (sound: unknown is the top).
+  bool Deep = F->Loops.size() >= 4;
+  int Joins = F->Loops.size() >= 2 ? 2 : 3;
   if (Deep) {
     Head.V.clear();
     Head.O.clear();
@@ -250,7 +265,11 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
   End.Reachable = false;
   F->Loops.push_back(LoopId);
   F->LoopIfDepth.push_back(F->IfDepth);
-  for (int Iter = 0; Iter < 3; ++Iter) {
+  for (int Iter = 0; Iter < Joins + 3; ++Iter) {
+    if (Iter == Joins + 2) { // widening did not settle it (a chain of dependent names): give up
+      Head.V.clear();
+      Head.O.clear();
+    }
     F->S = Head;
     if (!ts_node_is_null(Target))
       bindTarget(Target, Elem);
@@ -260,12 +279,12 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
     State Jumps = std::move(F->LoopJumps.back());
     F->LoopJumps.pop_back();
     End = joinStates(F->S, Jumps);
-    if (Deep)
+    if (Deep || Iter == Joins + 2)
       break;
     State Next = joinStates(Entry, End);
     if (sameState(Next, Head))
       break;
-    Head = std::move(Next);
+    Head = Iter + 1 < Joins ? std::move(Next) : widenStates(Head, Next);
   }
   F->Loops.pop_back();
   F->LoopIfDepth.pop_back();
