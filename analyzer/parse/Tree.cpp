@@ -278,7 +278,6 @@ void readArguments(CallArgs &A, const NodeText &Text) {
   static const TSSymbol KeywordSym = symbolFor("keyword_argument");
   static const TSSymbol ListSplatSym = symbolFor("list_splat");
   static const TSSymbol DictSplatSym = symbolFor("dictionary_splat");
-  static const TSSymbol CommentSym = symbolFor("comment");
   for (TSNode C : namedChildren(A.ArgList)) { // inline storage: the usual few allocate nothing
     TSSymbol S = ts_node_symbol(C);
     if (S == KeywordSym) {
@@ -291,8 +290,8 @@ void readArguments(CallArgs &A, const NodeText &Text) {
       }
     } else if (S == ListSplatSym || S == DictSplatSym) {
       A.HasSplat = true;
-    } else if (S != CommentSym && !ts_node_is_extra(C)) {
-      // (A `\\` line continuation is an extra like a comment: no argument.)
+    } else if (!ts_node_is_extra(C)) {
+      // (Comments and `\\` line continuations are extras: no arguments.)
       A.Positional.push_back(C);
     }
   }

@@ -2,6 +2,7 @@
 #include "semantic/SemanticModel.h"
 
 #include "semantic/FileContext.h"
+#include "semantic/Walker.h"
 
 #include "source/Strings.h"
 #include "torch/Api.h"
@@ -131,6 +132,15 @@ int32_t SemanticModel::enclosingFunction(int32_t Id) const {
   return Id;
 }
 
+int32_t SemanticModel::scopeAt(TSNode N) const {
+  int32_t Inner = 0; // scopes come in document order, each after the scopes around it
+  for (size_t I = 0; I < Scopes.size(); ++I)
+    if (ts_node_start_byte(Scopes[I].Node) <= ts_node_start_byte(N) &&
+        ts_node_end_byte(N) <= ts_node_end_byte(Scopes[I].Node))
+      Inner = static_cast<int32_t>(I);
+  return Inner;
+}
+
 bool SemanticModel::decoratedWith(int32_t Id, std::string_view Name) const {
   Id = enclosingFunction(Id);
   if (Id < 0 || Scopes[Id].Kind != ScopeKind::Function)
@@ -245,11 +255,7 @@ bool SemanticModel::testToyClass(int32_t ScopeId) const {
   int32_t Fn = enclosingFunction(Scopes[C->Scope].Parent);
   if (Fn < 0 || !(Scopes[Fn].Name.substr(0, 4) == "test" || decoratedWith(Fn, "fixture")))
     return false;
-  std::string_view Body = Text(Scopes[Fn].Node);
-  for (std::string_view Word : {"cuda", "device", "gpu", "accelerat"})
-    if (containsNoCase(Body, Word))
-      return false;
-  return true;
+  return !mentionsAccelerator(Text(Scopes[Fn].Node));
 }
 
 std::vector<TSNode> SemanticModel::selfCallsTo(int32_t MethodScope) const {

@@ -119,6 +119,9 @@ public:
   const std::vector<ClassInfo> &classes() const { return Classes; }
   /// The nearest enclosing function scope (not a class), or -1 at module level.
   int32_t enclosingFunction(int32_t ScopeId) const;
+  /// The innermost scope holding \p N (0, the module, for a node outside every other scope),
+  /// for a node the walk did not collect with its scope.
+  int32_t scopeAt(TSNode N) const;
   /// Whether the function enclosing \p ScopeId carries a decorator whose callee's last part
   /// is \p Name (`@functools.lru_cache(maxsize=8)`, `@cache`).
   bool decoratedWith(int32_t ScopeId, std::string_view Name) const;

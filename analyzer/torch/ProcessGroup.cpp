@@ -155,15 +155,11 @@ ProcessGroup::Facts ProcessGroup::scan() const {
     TSNode Call = callAtName(Root, B, E);
     if (ts_node_is_null(Call) || classify(M.qualifiedName(field(Call, "function"))).Kind != Api::InitProcessGroup)
       return;
-    if (!F.Init) {
-      F.Init = true;
-      F.InitCall = spanOf(Call);
-    }
-    if (std::vector<TSNode> Up = ancestorsInnermostFirst(Call); !Up.empty())
-      F.Inits.push_back({spanOf(Call), spanOf(innermostFunction(Up, Root))});
+    // (Beyond the ancestors' depth limit the call counts as the module's.)
+    F.Inits.push_back({spanOf(Call), spanOf(innermostFunction(ancestorsInnermostFirst(Call), Root))});
   });
   F.VisibleDevices = Text.find("CUDA_VISIBLE_DEVICES") != std::string_view::npos;
-  if (!F.Init)
+  if (F.Inits.empty())
     return F;
   auto addSetDevice = [&](TSNode Call) {
     std::vector<TSNode> Up = ancestorsInnermostFirst(Call);
@@ -213,7 +209,7 @@ const ProcessGroup::Facts &ProcessGroup::facts() const {
 
 TSNode ProcessGroup::init() const {
   const Facts &F = facts();
-  return F.Init ? callAt(File.root(), F.InitCall.Begin, F.InitCall.End) : TSNode{};
+  return F.Inits.empty() ? TSNode{} : callAt(File.root(), F.Inits.front().Call.Begin, F.Inits.front().Call.End);
 }
 
 std::optional<DdpPlacement> ProcessGroup::defaultGpuPlacement(const NodeRef &N, const CallFacts &Call) const {
@@ -241,11 +237,7 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
   if (Call.api().Kind == Api::Device) {
     auto D = spelledDevice(N.Node, M);
     if (!D || D->type() != "cuda" || D->VariableIndex || (D->Index && *D->Index != 0) ||
-        deviceOnlyInspected(N, M))
-      return std::nullopt;
-    // An element of a list (`device_ids=[torch.device("cuda", 0)]`) places nothing itself.
-    TSNode Parent = ts_node_parent(N.Node);
-    if (is(Parent, "list") || is(Parent, "tuple"))
+        deviceOnlyInspected(N, M)) // compared, an element of a list (`device_ids=[...]`), ...
       return std::nullopt;
     Out.Range = TextRange{ts_node_start_byte(N.Node), ts_node_end_byte(N.Node)};
     Out.IndexZero = D->Index.has_value();
@@ -276,7 +268,7 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
     return std::nullopt; // TL302 speaks
 
   const Facts &F = facts();
-  if (!F.Init || F.VisibleDevices)
+  if (F.Inits.empty() || F.VisibleDevices)
     return std::nullopt;
   std::vector<TSNode> Up = ancestorsInnermostFirst(N.Node);
   if (Up.empty() || underRankCondition(Up, M.text()))

@@ -52,11 +52,9 @@ private:
     Span Function; // the innermost function around it, or the module
   };
   struct Facts {
-    bool Init = false;
-    Span InitCall;
+    std::vector<SetDeviceCall> Inits; // every init_process_group call, with its function
     bool VisibleDevices = false;
     std::vector<SetDeviceCall> SetDevices;
-    std::vector<SetDeviceCall> Inits; // every init_process_group call, with its function
   };
   static Span spanOf(TSNode N) { return {ts_node_start_byte(N), ts_node_end_byte(N)}; }
   const Facts &facts() const;

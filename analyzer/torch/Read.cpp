@@ -170,6 +170,23 @@ TSNode parametersOwner(TSNode Arg, const NodeText &T) {
   return Owner;
 }
 
+namespace {
+/// A device inside a choice, a lambda or a remapping table is still the map_location.
+bool mapLocationPassThrough(std::string_view K) {
+  return K == "parenthesized_expression" || K == "conditional_expression" || K == "boolean_operator" ||
+         K == "lambda" || K == "dictionary" || K == "pair";
+}
+/// A parent of a `torch.device(...)` that only inspects or hands it on.
+bool inspectingParent(std::string_view K) {
+  return K == "comparison_operator" || K == "attribute" || K == "pair" || K == "list" || K == "tuple" || K == "set";
+}
+/// The kind of the parent of a node the walk collected; empty when unknown.
+std::string_view parentKind(const NodeRef &N) {
+  const std::vector<std::string_view> &Names = symbolNames();
+  return N.ParentSym < Names.size() ? Names[N.ParentSym] : std::string_view();
+}
+} // namespace
+
 bool inMapLocation(TSNode N, const SemanticModel &M) {
   TSNode Cur = N;
   for (int Hops = 0; Hops < 8; ++Hops) {
@@ -186,37 +203,25 @@ bool inMapLocation(TSNode N, const SemanticModel &M) {
       auto A = callArgs(Call, M.text());
       return A && A->Positional.size() > 1 && ts_node_eq(A->Positional[1], Cur);
     }
-    // A device inside a choice, a lambda or a remapping table is still the map_location.
-    if (K != "parenthesized_expression" && K != "conditional_expression" && K != "boolean_operator" &&
-        K != "lambda" && K != "dictionary" && K != "pair")
+    if (!mapLocationPassThrough(K))
       return false;
     Cur = P;
   }
   return false;
 }
 
-namespace {
-/// Whether the node collected as \p N has a parent of one of \p Kinds.
-bool parentOneOf(const NodeRef &N, std::initializer_list<std::string_view> Kinds) {
-  const std::vector<std::string_view> &Names = symbolNames();
-  if (N.ParentSym >= Names.size())
-    return true; // unknown: ask the tree
-  for (std::string_view K : Kinds)
-    if (Names[N.ParentSym] == K)
-      return true;
-  return false;
-}
-} // namespace
-
+// The kinds the tree walks below start from: a parent of another kind rules the node out
+// without asking the tree for it (unknown: ask).
 bool inMapLocation(const NodeRef &N, const SemanticModel &M) {
-  return parentOneOf(N, {"keyword_argument", "argument_list", "parenthesized_expression", "conditional_expression",
-                         "boolean_operator", "lambda", "dictionary", "pair"}) &&
+  std::string_view K = parentKind(N);
+  return (K.empty() || K == "keyword_argument" || K == "argument_list" || mapLocationPassThrough(K)) &&
          inMapLocation(N.Node, M);
 }
 
 bool deviceOnlyInspected(const NodeRef &Call, const SemanticModel &M) {
-  return parentOneOf(Call, {"parenthesized_expression", "comparison_operator", "attribute", "pair", "list", "tuple",
-                            "set", "keyword_argument", "argument_list"}) &&
+  std::string_view K = parentKind(Call);
+  return (K.empty() || K == "parenthesized_expression" || K == "keyword_argument" || K == "argument_list" ||
+          inspectingParent(K)) &&
          deviceOnlyInspected(Call.Node, M);
 }
 
@@ -227,7 +232,7 @@ bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
   if (ts_node_is_null(P))
     return false;
   std::string_view K = kind(P);
-  if (K == "comparison_operator" || K == "attribute" || K == "pair" || K == "list" || K == "tuple" || K == "set")
+  if (inspectingParent(K))
     return true;
   if (K == "keyword_argument") {
     if (!mentionsDeviceWord(M.text()(field(P, "name"))) && M.text()(field(P, "name")) != "map_location")

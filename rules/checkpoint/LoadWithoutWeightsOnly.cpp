@@ -145,12 +145,7 @@ private:
       auto A = callArgs(N, Ctx.text());
       if (!A || A->Positional.empty() || torch::classify(M.qualifiedName(A->Callee)).Kind != torch::Api::Save)
         return true;
-      int32_t Scope = 0; // the innermost scope around the call: scopes come in document order
-      for (size_t I = 0; I < M.scopes().size(); ++I)
-        if (ts_node_start_byte(M.scopes()[I].Node) <= ts_node_start_byte(N) &&
-            ts_node_end_byte(N) <= ts_node_end_byte(M.scopes()[I].Node))
-          Scope = static_cast<int32_t>(I);
-      Found = torch::holdsModule(A->Positional[0], Scope, M);
+      Found = torch::holdsModule(A->Positional[0], M.scopeAt(N), M);
       return true;
     });
     return Found;

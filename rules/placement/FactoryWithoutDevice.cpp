@@ -132,13 +132,9 @@ private:
                                          "meets tensors on the module's device; pass `device=`");
     // The fix names the one input of the enclosing function.
     const SemanticModel &M = Ctx.model();
-    int32_t Fn = -1;
-    for (size_t I = 0; I < M.scopes().size(); ++I) {
-      const Scope &S = M.scopes()[I];
-      if (S.Kind == ScopeKind::Function && ts_node_start_byte(S.Node) <= ts_node_start_byte(Call) &&
-          ts_node_end_byte(Call) <= ts_node_end_byte(S.Node))
-        Fn = static_cast<int32_t>(I); // the innermost: scopes come in document order
-    }
+    int32_t Fn = M.scopeAt(Call);
+    while (Fn >= 0 && M.scope(Fn).Kind != ScopeKind::Function)
+      Fn = M.scope(Fn).Parent; // the innermost function: not a lambda or a class
     if (Fn < 0)
       return;
     std::vector<std::string_view> Inputs;
