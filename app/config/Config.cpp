@@ -48,14 +48,19 @@ llvm::Error checkSelectors(const std::vector<std::string> &Codes, const Registry
   return llvm::Error::success();
 }
 
+/// A glob as matchesGlob() reads it: without a leading `./` or trailing `/`.
+std::string_view normalGlob(std::string_view Pattern) {
+  if (Pattern.substr(0, 2) == "./")
+    Pattern.remove_prefix(2);
+  while (!Pattern.empty() && Pattern.back() == '/')
+    Pattern.remove_suffix(1);
+  return Pattern;
+}
+
 /// A glob that `exclude` or `per-file-ignores` can use: one LLVM's GlobPattern reads (it
 /// rejects `[z-a]`, an unclosed `[` and a trailing `\\`) and that names something.
 llvm::Error checkGlob(const std::string &Glob, const std::string &File, const toml::node &N, const std::string &Key) {
-  std::string_view P = Glob;
-  if (P.substr(0, 2) == "./")
-    P.remove_prefix(2);
-  while (!P.empty() && P.back() == '/')
-    P.remove_suffix(1);
+  std::string_view P = normalGlob(Glob);
   if (P.empty())
     return configError(File, where(N) + ": `" + Key + "`: the glob `" + Glob + "` matches nothing");
   size_t Slashes = 0;
@@ -209,10 +214,7 @@ const std::vector<std::string> &defaultExcludes() {
 }
 
 bool matchesGlob(std::string_view Pattern, std::string_view Rel) {
-  if (Pattern.substr(0, 2) == "./")
-    Pattern.remove_prefix(2);
-  while (!Pattern.empty() && Pattern.back() == '/')
-    Pattern.remove_suffix(1);
+  Pattern = normalGlob(Pattern);
   if (Pattern.empty())
     return false;
   auto G = llvm::GlobPattern::create(llvm::StringRef(Pattern.data(), Pattern.size()));

@@ -76,22 +76,30 @@ std::string decodeSource(std::string &Text, Codec &Enc) {
   return {};
 }
 
+std::string prepareSource(std::string &Text, Codec &Enc) {
+  if (std::string Why = checkLintable(Text); !Why.empty())
+    return Why;
+  return decodeSource(Text, Enc);
+}
+
+std::string invalidUtf8(const SourceFile &F) {
+  auto Bad = F.firstInvalidUtf8();
+  return Bad ? "not valid UTF-8 (line " + std::to_string(Bad->Line) + ", column " + std::to_string(Bad->Column) +
+                   "); skipped"
+             : std::string();
+}
+
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S) {
   FileOutcome O;
   O.Path = Path;
   Codec Enc;
-  if (std::string Why = checkLintable(Text); !Why.empty()) {
-    O.Error = std::move(Why);
-    return O;
-  }
-  if (std::string Why = decodeSource(Text, Enc); !Why.empty()) {
+  if (std::string Why = prepareSource(Text, Enc); !Why.empty()) {
     O.Error = std::move(Why);
     return O;
   }
   auto F = std::make_shared<SourceFile>(std::move(Path), std::move(Text));
-  if (auto Bad = F->firstInvalidUtf8()) {
-    O.Error = "not valid UTF-8 (line " + std::to_string(Bad->Line) + ", column " + std::to_string(Bad->Column) +
-              "); skipped";
+  if (std::string Why = invalidUtf8(*F); !Why.empty()) {
+    O.Error = std::move(Why);
     return O;
   }
   O.Diagnostics = L.lint(*F, S);

@@ -30,6 +30,10 @@ FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, cons
 /// declares another encoding is decoded, and \p Enc says how to write it back. Returns why
 /// it cannot be read, or an empty string.
 std::string decodeSource(std::string &Text, Codec &Enc);
+/// checkLintable(), then decodeSource(): why \p Text cannot be linted, or an empty string.
+std::string prepareSource(std::string &Text, Codec &Enc);
+/// Why the text of \p F is not valid UTF-8 (with the place), or an empty string.
+std::string invalidUtf8(const SourceFile &F);
 /// The whole file, read straight into the string the lint will own (through a MemoryBuffer
 /// every file would be copied once more).
 llvm::ErrorOr<std::string> readText(const std::string &Path);

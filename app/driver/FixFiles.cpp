@@ -9,18 +9,12 @@ namespace torchlint {
 FixedFile fixSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S, const FixOptions &O) {
   FixedFile F;
   F.Outcome.Path = Path;
-  if (std::string Why = checkLintable(Text); !Why.empty()) {
+  if (std::string Why = prepareSource(Text, F.Encoding); !Why.empty()) {
     F.Outcome.Error = std::move(Why);
     return F;
   }
-  std::string Raw = Text;
-  if (std::string Why = decodeSource(Text, F.Encoding); !Why.empty()) {
+  if (std::string Why = invalidUtf8(SourceFile(Path, Text)); !Why.empty()) {
     F.Outcome.Error = std::move(Why);
-    return F;
-  }
-  if (SourceFile Probe(Path, Text); auto Bad = Probe.firstInvalidUtf8()) {
-    // The same message as linting gives, through the linting path.
-    F.Outcome = lintSource(Path, std::move(Raw), L, S);
     return F;
   }
   FixResult R = fixText(Path, Text, L, S, O);
@@ -50,7 +44,6 @@ FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver
   FixOptions O = Base;
   O.Fixable = Resolver.fixableFor(*DF.Cfg);
   LintSettings S = Resolver.settingsFor(*DF.Cfg, DF.Path);
-  std::string Raw = *Text;
   FixedFile F = fixSource(DF.Path, std::move(*Text), L, S, O);
   if (!Write || !F.changed() || !F.Outcome.Error.empty())
     return F;
@@ -63,7 +56,8 @@ FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver
     // The file keeps its text: report what is in it.
     F.Applied.clear();
     F.After = F.Before;
-    FileOutcome Again = lintSource(DF.Path, Raw, L, S);
+    // Before, decoded from the file, encodes back to the file's own bytes.
+    FileOutcome Again = lintSource(DF.Path, encodeFromUtf8(F.Before, F.Encoding).value_or(F.Before), L, S);
     narrowFixes(Again.Diagnostics, O);
     F.Outcome = std::move(Again);
   }
