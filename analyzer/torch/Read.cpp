@@ -153,6 +153,8 @@ TSNode parametersOwner(TSNode Arg, const NodeText &T) {
   while (!Stack.empty() && ++Guard < 2000) {
     TSNode N = Stack.back();
     Stack.pop_back();
+    if (ts_node_is_null(N))
+      continue; // no such argument (`SGD(lr=0.1)`): nothing below it
     if (is(N, "call")) {
       auto P = attributeParts(field(N, "function"), T);
       if (P && (P->Name == "parameters" || P->Name == "named_parameters")) {
