@@ -86,7 +86,7 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   TSNode Root = ts_tree_root_node(Tree);
   WalkResult W = walkFile(Root, Model, Wanted);
 
-  FileContext Analyses(File, Model, Root);
+  FileContext Analyses(File, Model, Root, W.Nodes);
   RuleContext Ctx(Analyses, S, Out);
   std::vector<char> On(Reg.rules().size());
   for (size_t I = 0; I < On.size(); ++I)

@@ -38,8 +38,8 @@ template <class T> size_t analysisIndex() {
 
 class FileContext {
 public:
-  FileContext(const SourceFile &File, const SemanticModel &Model, TSNode Root)
-      : File(File), Model(Model), Root(Root) {}
+  FileContext(const SourceFile &File, const SemanticModel &Model, TSNode Root, std::span<const NodeRef> Nodes = {})
+      : File(File), Model(Model), Root(Root), Nodes(Nodes) {}
   FileContext(const FileContext &) = delete;
   FileContext &operator=(const FileContext &) = delete;
 
@@ -47,6 +47,10 @@ public:
   const SemanticModel &model() const { return Model; }
   const NodeText &text() const { return Model.text(); }
   TSNode root() const { return Root; }
+  /// The nodes the walk collected for the enabled rules, in document order, with their
+  /// scope and flags (an analysis that needs every call of a file reads them here rather than
+  /// walking the tree again).
+  std::span<const NodeRef> nodes() const { return Nodes; }
 
   /// The analysis \p T of this file, built by `T(const FileContext &)` on first use.
   /// (Rules ask at most nodes: the look-up is a bounds check and a load.)
@@ -71,6 +75,7 @@ private:
   const SourceFile &File;
   const SemanticModel &Model;
   TSNode Root;
+  std::span<const NodeRef> Nodes;
   mutable std::vector<std::shared_ptr<void>> Slots; // by detail::analysisIndex<T>()
 };
 

@@ -409,6 +409,23 @@ ScalarType legacyTensorType(std::string_view Q) {
   return ScalarType::Unknown;
 }
 
+ScalarType legacyCudaTensorType(std::string_view Q) {
+  constexpr std::string_view Prefix = "torch.cuda.";
+  if (!startsWith(Q, Prefix) || Q == "torch.cuda.Tensor")
+    return ScalarType::Unknown;
+  std::string Plain = "torch." + std::string(Q.substr(Prefix.size()));
+  return legacyTensorType(Plain);
+}
+
+bool failsWithoutCuda(std::string_view Q) {
+  static constexpr std::string_view Names[] = {
+      "synchronize",   "current_device", "get_device_name", "get_device_properties", "get_device_capability",
+      "mem_get_info",  "set_device",     "reset_peak_memory_stats", "reset_max_memory_allocated",
+      "ipc_collect",   "Event",          "Stream",          "current_stream",        "default_stream"};
+  constexpr std::string_view Prefix = "torch.cuda.";
+  return startsWith(Q, Prefix) && listed(Names, Q.substr(Prefix.size()));
+}
+
 std::string_view scalarTypeName(ScalarType T) {
   switch (T) {
   case ScalarType::Unknown:

@@ -115,6 +115,14 @@ ScalarType castType(std::string_view Method);
 /// The dtype of a legacy tensor type (`torch.DoubleTensor` -> Float64, `torch.Tensor` ->
 /// Float32), whose constructor builds a CPU tensor; Unknown for other names.
 ScalarType legacyTensorType(std::string_view Qualified);
+/// The dtype of a legacy CUDA tensor type (`torch.cuda.FloatTensor` -> Float32), whose
+/// constructor builds a tensor on the current CUDA device; Unknown for other names.
+ScalarType legacyCudaTensorType(std::string_view Qualified);
+/// Whether \p Qualified is a `torch.cuda` function that fails where CUDA is absent
+/// (`synchronize`, `get_device_name`, `set_device`, `Event`...): on a CPU-only build it raises
+/// `Torch not compiled with CUDA enabled`. The memory statistics, `empty_cache` and the
+/// seeding functions are not: they do nothing before CUDA is initialised.
+bool failsWithoutCuda(std::string_view Qualified);
 
 /// A device string as `torch.device` reads it ("cuda", "cuda:1", "cpu", "mps").
 struct DeviceString {

@@ -1,6 +1,7 @@
 // TL402 ddp-device: in a one-process-per-GPU program, a placement that puts every rank on
 // GPU 0, or `DistributedDataParallel(..., device_ids=[0])` with a literal index.
 #include "lint/Rule.h"
+#include "torch/Portable.h"
 #include "torch/ProcessGroup.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
@@ -47,6 +48,24 @@ def worker(rank, world_size):
     model = DistributedDataParallel(model, device_ids=[rank])
 ```
 
+## Fix safety
+An unsafe fix (`--unsafe-fixes`, or the editor's quick fix) on the first finding of a file
+rewrites the whole file to one device chosen at run time. It reuses the device variable the
+file already has, or inserts `device = torch.device("cuda" if torch.cuda.is_available() else
+"cpu")` after the imports (with an `"mps"` branch in a file that mentions MPS; from
+`LOCAL_RANK` in a file that starts a process group). A function with a `device` parameter or
+local, and a method of a class that sets `self.device` in `__init__`, use that instead. Then
+`.cuda()` becomes `.to(device)`, a literal CUDA device (`"cuda"`, `"cuda:0"`,
+`torch.device("cuda")`, in `.to(...)`, `device=` or `map_location=`) becomes `device`, a
+hardcoded choice (`device = "cuda"`) chooses at run time, `torch.cuda.FloatTensor(data)`
+becomes `torch.tensor(data, dtype=torch.float32, device=device)`, an `"nccl"` backend falls
+back to `"gloo"`, DDP's `device_ids` is `None` on the CPU, and a statement calling a CUDA-only
+function (`torch.cuda.synchronize()`) goes under `if torch.cuda.is_available():`. Code already
+under such a guard, strings and comments are not touched. What it cannot make portable (a
+CUDA-only call whose result is used, `.cuda(rank)`, CUDA work in a DataLoader worker) is left
+as it was and listed in the finding's notes. It is unsafe because it changes where the program
+runs: review it with `--diff`.
+
 ## When it stays silent
 - `torch.cuda.set_device(local_rank)` (or `with torch.cuda.device(local_rank):`) runs
   before the placement in the same function or one around it. Where the file sets the device
@@ -86,7 +105,15 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<FileWide> fileWideReads() const override { return {torch::ProcessGroup::fileWide()}; }
+  std::vector<FileWide> fileWideReads() const override {
+    return {torch::ProcessGroup::fileWide(), torch::PortableRewrite::fileWide()};
+  }
+  bool finishesFile() const override { return true; }
+  /// The first finding offers the rewrite of the whole file to one device.
+  void finishFile(std::vector<Diagnostic> &Mine, RuleContext &Ctx) const override {
+    if (!Mine.empty())
+      Ctx.analysis<torch::PortableRewrite>().attachTo(Mine.front());
+  }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const CallFacts *Facts = Ctx.call(N.Node);

@@ -1,6 +1,7 @@
 // TL105 hardcoded-cuda: `.cuda()`, `.to("cuda")`, `device="cuda"` or `torch.device("cuda")`
 // written where a configured device belongs.
 #include "lint/Rule.h"
+#include "torch/Portable.h"
 #include "torch/ProcessGroup.h"
 #include "diag/Edits.h"
 #include "source/Strings.h"
@@ -13,7 +14,7 @@ constexpr std::string_view Doc = R"md(# TL105 hardcoded-cuda
 
 ## What it does
 Flags code that names CUDA directly instead of using a device chosen once: `.cuda()` with no
-index, `.to("cuda")` and `.to(torch.device("cuda"))`, a `device="cuda"` argument of a PyTorch
+index, the legacy CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`), `.to("cuda")` and `.to(torch.device("cuda"))`, a `device="cuda"` argument of a PyTorch
 function (`torch.zeros(n, device="cuda")`, `nn.Linear(4, 2, device="cuda")`), and
 `torch.device("cuda")`.
 
@@ -38,6 +39,24 @@ model = Net().to(device)
 batch = batch.to(device)
 noise = torch.randn(8, 16, device=device)
 ```
+
+## Fix safety
+An unsafe fix (`--unsafe-fixes`, or the editor's quick fix) on the first finding of a file
+rewrites the whole file to one device chosen at run time. It reuses the device variable the
+file already has, or inserts `device = torch.device("cuda" if torch.cuda.is_available() else
+"cpu")` after the imports (with an `"mps"` branch in a file that mentions MPS; from
+`LOCAL_RANK` in a file that starts a process group). A function with a `device` parameter or
+local, and a method of a class that sets `self.device` in `__init__`, use that instead. Then
+`.cuda()` becomes `.to(device)`, a literal CUDA device (`"cuda"`, `"cuda:0"`,
+`torch.device("cuda")`, in `.to(...)`, `device=` or `map_location=`) becomes `device`, a
+hardcoded choice (`device = "cuda"`) chooses at run time, `torch.cuda.FloatTensor(data)`
+becomes `torch.tensor(data, dtype=torch.float32, device=device)`, an `"nccl"` backend falls
+back to `"gloo"`, DDP's `device_ids` is `None` on the CPU, and a statement calling a CUDA-only
+function (`torch.cuda.synchronize()`) goes under `if torch.cuda.is_available():`. Code already
+under such a guard, strings and comments are not touched. What it cannot make portable (a
+CUDA-only call whose result is used, `.cuda(rank)`, CUDA work in a DataLoader worker) is left
+as it was and listed in the finding's notes. It is unsafe because it changes where the program
+runs: review it with `--diff`.
 
 ## When it stays silent
 The rule is opt-in (`extend-select = ["TL105"]`): on maintained code 11 of 42 of its findings
@@ -88,7 +107,8 @@ public:
     // how many placements it hardcodes (each spells `cuda`) decide what is reported: an edit
     // of a definition without these words changes neither.
     static constexpr std::string_view Words[] = {"cuda", "device", "gpu", "dev"};
-    return {torch::ProcessGroup::fileWide(), torch::CudaOnlyProgram::fileWide(), FileWide{Words, {}}};
+    return {torch::ProcessGroup::fileWide(), torch::CudaOnlyProgram::fileWide(), FileWide{Words, {}},
+            torch::PortableRewrite::fileWide()};
   }
   bool finishesFile() const override { return true; }
 
@@ -99,6 +119,8 @@ public:
       Mine.clear();
       return;
     }
+    if (!Mine.empty())
+      Ctx.analysis<torch::PortableRewrite>().attachTo(Mine.front());
     if (Ctx.model().choosesDevice() || Mine.size() < 2)
       return;
     Diagnostic &First = Mine.front();
@@ -126,6 +148,11 @@ public:
     if (Ctx.analysis<torch::ProcessGroup>().defaultGpuPlacement(N, *Facts))
       return; // TL402 speaks: every rank lands on GPU 0
 
+    if (torch::legacyCudaTensorType(Facts->Qualified) != torch::ScalarType::Unknown) {
+      Ctx.report(N.Node, "`" + std::string(Facts->CalleeText) + "(...)` builds its tensor on CUDA, so this line fails "
+                         "on machines without it; use `torch.tensor(..., device=device)` with the device chosen once");
+      return;
+    }
     if (Facts->api().Kind == torch::Api::Device) {
       if (!plainCuda(torch::spelledDevice(N.Node, M)) || torch::inMapLocation(N, M) ||
           torch::deviceOnlyInspected(N, M))

@@ -1,6 +1,7 @@
 // TL106 hardcoded-device-index: a literal GPU index (`"cuda:1"`, `.cuda(0)`, `set_device(1)`)
 // outside the one place that chooses the device.
 #include "lint/Rule.h"
+#include "torch/Portable.h"
 #include "torch/ProcessGroup.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
@@ -37,6 +38,24 @@ torch.cuda.set_device(device)
 model = model.to(device)
 ```
 
+## Fix safety
+An unsafe fix (`--unsafe-fixes`, or the editor's quick fix) on the first finding of a file
+rewrites the whole file to one device chosen at run time. It reuses the device variable the
+file already has, or inserts `device = torch.device("cuda" if torch.cuda.is_available() else
+"cpu")` after the imports (with an `"mps"` branch in a file that mentions MPS; from
+`LOCAL_RANK` in a file that starts a process group). A function with a `device` parameter or
+local, and a method of a class that sets `self.device` in `__init__`, use that instead. Then
+`.cuda()` becomes `.to(device)`, a literal CUDA device (`"cuda"`, `"cuda:0"`,
+`torch.device("cuda")`, in `.to(...)`, `device=` or `map_location=`) becomes `device`, a
+hardcoded choice (`device = "cuda"`) chooses at run time, `torch.cuda.FloatTensor(data)`
+becomes `torch.tensor(data, dtype=torch.float32, device=device)`, an `"nccl"` backend falls
+back to `"gloo"`, DDP's `device_ids` is `None` on the CPU, and a statement calling a CUDA-only
+function (`torch.cuda.synchronize()`) goes under `if torch.cuda.is_available():`. Code already
+under such a guard, strings and comments are not touched. What it cannot make portable (a
+CUDA-only call whose result is used, `.cuda(rank)`, CUDA work in a DataLoader worker) is left
+as it was and listed in the finding's notes. It is unsafe because it changes where the program
+runs: review it with `--diff`.
+
 ## When it stays silent
 - The one place that chooses the device: the value assigned to a device-named variable
   (`device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")`), a device-named
@@ -69,7 +88,15 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<FileWide> fileWideReads() const override { return {torch::ProcessGroup::fileWide()}; }
+  std::vector<FileWide> fileWideReads() const override {
+    return {torch::ProcessGroup::fileWide(), torch::PortableRewrite::fileWide()};
+  }
+  bool finishesFile() const override { return true; }
+  /// The first finding offers the rewrite of the whole file to one device.
+  void finishFile(std::vector<Diagnostic> &Mine, RuleContext &Ctx) const override {
+    if (!Mine.empty())
+      Ctx.analysis<torch::PortableRewrite>().attachTo(Mine.front());
+  }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice))

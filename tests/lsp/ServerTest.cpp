@@ -196,6 +196,35 @@ TEST(LspServer, FixAllLeavesNothingSafeToFix) {
   EXPECT_EQ(str(Again[0]), R"({"id":3,"jsonrpc":"2.0","result":[]})");
 }
 
+TEST(LspServer, QuickFixRewritesTheFileToOneDevice) {
+  // TL106's first finding carries the unsafe rewrite of the whole file (the same edits as
+  // `--unsafe-fixes`): the editor offers it as a quick fix on that line.
+  std::string Dir = tempDir();
+  const std::string Uri = lsp::pathToUri(Dir + "/train.py");
+  const std::string Text = "import torch\n"
+                           "x = torch.ones(2).to(\"cuda:1\")\n"
+                           "y = torch.zeros(2, device=\"cuda:0\")\n";
+  LspHarness H;
+  H.send({initialize()});
+  H.send({didOpen(Uri, Text)});
+  auto Out = H.send({request(2, "textDocument/codeAction",
+                             Object{{"textDocument", Object{{"uri", Uri}}},
+                                    {"range", Object{{"start", Object{{"line", 1}, {"character", 0}}},
+                                                     {"end", Object{{"line", 1}, {"character", 30}}}}},
+                                    {"context", Object{{"diagnostics", Array{}}}}})});
+  ASSERT_EQ(Out.size(), 1u);
+  const Array *Actions = Out[0].getAsObject()->getArray("result");
+  ASSERT_NE(Actions, nullptr);
+  const Object *Rewrite = nullptr;
+  for (const auto &A : *Actions)
+    if (auto T = A.getAsObject()->getString("title"); T && T->contains("Choose the device once"))
+      Rewrite = A.getAsObject();
+  ASSERT_NE(Rewrite, nullptr) << str(Out[0]);
+  const Array *Edits = Rewrite->getObject("edit")->getObject("changes")->getArray(Uri);
+  ASSERT_NE(Edits, nullptr);
+  EXPECT_EQ(Edits->size(), 3u) << str(Value(Array(*Edits))); // the choice, then both placements
+}
+
 TEST(LspBinary, DelimitedSessionExitsZeroAfterShutdown) {
   std::string In = "# a hand-written session\n"
                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{}}}\n---\n"

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 #include <llvm/Support/JSON.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/Program.h>
+
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -277,3 +280,83 @@ TEST(Confirm, CannotRunExitsTwo) {
   EXPECT_EQ(run({"confirm", "--max-steps", "x", "--", torchPython(), Scripts + "mismatch.py"}).Exit, 2);
   EXPECT_EQ(run({"confirm"}).Exit, 2);
 }
+
+// The portable rewrite (the unsafe fix of TL105, TL106 and TL402): for each fixture of a
+// CUDA-only script and its fixed golden in tests/golden/fixes/, the original fails on this
+// CPU-only machine, the fixed file runs to the end on the CPU, and `torchlint confirm
+// --virtual-cuda 1` runs it on a (virtual) GPU to the end with no mismatch.
+namespace {
+
+struct PortableCase {
+  const char *Fixture;
+  bool ProcessGroup; // run as a one-process job, as `torchrun` would start it
+};
+
+RunResult runPython(const std::string &Script, const std::vector<std::string> &Env) {
+  std::string Dir = tempDir();
+  std::string Out = Dir + "/stdout", Err = Dir + "/stderr";
+  std::vector<llvm::StringRef> Argv = {torchPython(), Script};
+  std::vector<std::string> All = Env;
+  All.push_back("PATH=/usr/bin:/bin");
+  All.push_back("CUDA_VISIBLE_DEVICES=");
+  std::vector<llvm::StringRef> EnvRefs(All.begin(), All.end());
+  llvm::Optional<llvm::StringRef> Redirects[] = {llvm::StringRef("/dev/null"), llvm::StringRef(Out),
+                                                 llvm::StringRef(Err)};
+  RunResult R;
+  R.Exit = llvm::sys::ExecuteAndWait(torchPython(), Argv, llvm::ArrayRef<llvm::StringRef>(EnvRefs), Redirects, 300);
+  R.Out = readFile(Out);
+  R.Err = readFile(Err);
+  return R;
+}
+
+class PortableFix : public ::testing::TestWithParam<PortableCase> {};
+
+TEST_P(PortableFix, FixedScriptRunsOnTheCpuAndOnAVirtualGpu) {
+  NEED_TORCH();
+  const PortableCase &C = GetParam();
+  const std::string Source = std::string(TORCHLINT_SOURCE_DIR);
+  const std::string Original = Source + "/fixtures/" + C.Fixture;
+  const std::string Fixed = Source + "/tests/golden/fixes/" + C.Fixture;
+  ASSERT_NE(readFile(Original), readFile(Fixed)) << "the rewrite changed nothing";
+  std::vector<std::string> Env;
+  if (C.ProcessGroup) {
+    Env = {"RANK=0", "WORLD_SIZE=1", "LOCAL_RANK=0", "MASTER_ADDR=127.0.0.1",
+           "MASTER_PORT=" + std::to_string(29000 + ::getpid() % 2000)};
+  }
+
+  RunResult Before = runPython(Original, Env);
+  EXPECT_NE(Before.Exit, 0) << "the original needs CUDA, which this test hides:\n" << Before.Err;
+  // "Torch not compiled with CUDA enabled", or NCCL missing where the group starts first.
+  EXPECT_TRUE(Before.Err.find("CUDA") != std::string::npos || Before.Err.find("NCCL") != std::string::npos)
+      << Before.Err;
+
+  RunResult Cpu = runPython(Fixed, Env);
+  EXPECT_EQ(Cpu.Exit, 0) << Cpu.Err;
+
+  std::vector<std::string> Args = {"confirm", "--virtual-cuda", "1", "--format", "json", "--", torchPython(), Fixed};
+  RunResult Gpu = run(Args, Env);
+  EXPECT_EQ(Gpu.Exit, 0) << Gpu.Err;
+  EXPECT_NE(Gpu.Err.find("stopped: finished"), std::string::npos) << Gpu.Err;
+  for (const Finding &F : parseJson(Gpu.Out)) {
+    EXPECT_NE(F.Verdict, "confirmed") << F.Code << " at line " << F.Line << ": " << F.Evidence;
+    EXPECT_NE(F.Verdict, "runtime-only") << F.Code << " at line " << F.Line << ": " << F.Evidence;
+  }
+}
+
+std::string portableName(const ::testing::TestParamInfo<PortableCase> &I) {
+  std::string N = llvm::sys::path::stem(I.param.Fixture).str();
+  for (char &Ch : N)
+    if (!std::isalnum(static_cast<unsigned char>(Ch)))
+      Ch = '_';
+  return N;
+}
+
+INSTANTIATE_TEST_SUITE_P(Goldens, PortableFix,
+                         ::testing::Values(PortableCase{"placement/TL105_portable_training_script.py", false},
+                                           PortableCase{"placement/TL105_portable_functions.py", false},
+                                           PortableCase{"placement/TL105_portable_class_self_device.py", false},
+                                           PortableCase{"placement/TL105_portable_legacy_tensors.py", false},
+                                           PortableCase{"distributed/TL402_portable_ddp_worker.py", true}),
+                         portableName);
+
+} // namespace

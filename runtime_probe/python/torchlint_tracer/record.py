@@ -75,6 +75,17 @@ class Recorder:
             f = f.f_back
         return out
 
+    def called_from_user(self, frame):
+        """Whether the code that made the call the tracer intercepted is the user's own (not
+        PyTorch's, e.g. DistributedDataParallel building its buffers inside forward)."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        overrides = os.path.abspath(torch.overrides.__file__)
+        f = frame
+        while f is not None and (os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here or
+                                 os.path.abspath(f.f_code.co_filename) == overrides):
+            f = f.f_back
+        return f is not None and bool(self.is_user(f.f_code.co_filename))
+
     def event(self, kind, frames, evidence, **extra):
         if not frames:
             return None
@@ -182,7 +193,7 @@ class Recorder:
     def on_factory(self, name, r):
         module_device = self.forward[-1]
         made = self.device_of(r)
-        if module_device is None or module_device == made:
+        if module_device is None or module_device == made or not self.called_from_user(sys._getframe(1)):
             return
         frames = self.user_frames(sys._getframe(1))
         if not frames:
@@ -298,6 +309,17 @@ class Recorder:
                 if self.virtual:
                     return self.virtual.restore_location(storage, location, landed)
                 return default_restore(storage, location)
+        elif self.virtual and not callable(map_location):
+            # A device (`map_location=device`, "cuda:0") or a dict of locations: storages stay on
+            # the CPU and their tensors carry the virtual device they were mapped to.
+            vc = self.virtual
+
+            def restore(storage, location):
+                target = map_location.get(location, location) if isinstance(map_location, dict) else map_location
+                target = vc.normalize(target)
+                if target and target != "cpu":
+                    landed[storage.data_ptr()] = target
+                return storage
         try:
             obj = real_load(f, restore if restore else map_location, *args, **kwargs)
         except Exception as e:
@@ -310,6 +332,11 @@ class Recorder:
                            % (type(e).__name__, str(e).splitlines()[0]), map_location=False,
                            locations=locations, failed=True)
             raise
+        if map_location is not None and landed:
+            for t in vcuda_mod.collect(obj, []):
+                d = landed.get(t.storage().data_ptr())
+                if d:
+                    self.virtual.tag(t, d)
         if map_location is None:
             tensors = vcuda_mod.collect(obj, [])
             devices = {}

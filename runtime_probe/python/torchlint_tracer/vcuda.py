@@ -199,6 +199,22 @@ class VirtualCuda:
             self.saved[("cuda", k)] = getattr(cuda, k, None)
             setattr(cuda, k, v)
 
+        # NCCL moves CUDA tensors between GPUs; the virtual devices' tensors live on the CPU,
+        # where Gloo does the same collectives.
+        dist = torch.distributed
+        if dist.is_available() and not dist.is_nccl_available():
+            real_init = dist.init_process_group
+
+            def init_process_group(backend=None, *a, **kw):
+                if isinstance(backend, str) and backend.lower() == "nccl":
+                    backend = "gloo"
+                return real_init(backend, *a, **kw)
+
+            self.saved[("distributed", "init_process_group")] = real_init
+            dist.init_process_group = init_process_group
+            self.saved[("distributed", "is_nccl_available")] = dist.is_nccl_available
+            dist.is_nccl_available = lambda: True
+
         # Pinning needs a real CUDA driver; a virtual machine's DataLoader does not pin.
         loader = torch.utils.data.DataLoader
         real_loader_init = loader.__init__
