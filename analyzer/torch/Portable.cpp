@@ -32,8 +32,11 @@ public:
 private:
   // What the file is.
   bool cudaOnlyByDesign() const;
-  std::string torchForm();
-  std::string stringForm();
+  std::string torchForm(std::string_view Cuda = "cuda");
+  std::string stringForm(std::string_view Cuda = "cuda");
+  /// The rewrite of a hardcoded choice \p Value: the same CUDA device (`"cuda:1"` stays GPU 1,
+  /// but where CUDA is absent the CPU), or in a process-group program each process's own.
+  std::string choiceFor(TSNode Value);
   std::string cudaAvailable() const { return Torch + ".cuda.is_available()"; }
 
   // Sites.
@@ -72,6 +75,13 @@ private:
   uint32_t InsertAt = 0;
 };
 
+/// Tests hardcode CUDA on purpose: GPU-gated, or run against a mocked `torch.cuda`.
+bool testModule(std::string_view Path) {
+  std::string_view Name = Path.substr(Path.find_last_of("/\\") == std::string_view::npos ? 0 : Path.find_last_of("/\\") + 1);
+  return startsWith(Name, "test_") || (Name.size() > 8 && Name.substr(Name.size() - 8) == "_test.py") ||
+         Name == "conftest.py";
+}
+
 bool Rewriter::cudaOnlyByDesign() const {
   TSNode Root = File.get<CudaOnlyProgram>().root();
   if (ts_node_is_null(Root))
@@ -81,26 +91,35 @@ bool Rewriter::cudaOnlyByDesign() const {
   return is(Root, "assert_statement") || is(Root, "import_statement") || is(Root, "import_from_statement");
 }
 
-std::string Rewriter::torchForm() {
+std::string Rewriter::choiceFor(TSNode Value) {
+  std::string Cuda = "cuda";
+  if (auto D = spelledDevice(Value, M); D && D->Index && !Ddp)
+    Cuda += ":" + std::to_string(*D->Index);
+  return is(Value, "string") ? stringForm(Cuda) : torchForm(Cuda);
+}
+
+std::string Rewriter::torchForm(std::string_view Cuda) {
   if (Ddp) {
     NeedOs = true;
     return Torch + ".device(\"cuda\", int(os.environ.get(\"LOCAL_RANK\", 0))) if " + cudaAvailable() + " else " +
            Torch + ".device(\"cpu\")";
   }
+  std::string Q = "\"" + std::string(Cuda) + "\"";
   if (Mps)
-    return Torch + ".device(\"cuda\" if " + cudaAvailable() + " else \"mps\" if " + Torch +
+    return Torch + ".device(" + Q + " if " + cudaAvailable() + " else \"mps\" if " + Torch +
            ".backends.mps.is_available() else \"cpu\")";
-  return Torch + ".device(\"cuda\" if " + cudaAvailable() + " else \"cpu\")";
+  return Torch + ".device(" + Q + " if " + cudaAvailable() + " else \"cpu\")";
 }
 
-std::string Rewriter::stringForm() {
+std::string Rewriter::stringForm(std::string_view Cuda) {
   if (Ddp) {
     NeedOs = true;
     return "f\"cuda:{int(os.environ.get('LOCAL_RANK', 0))}\" if " + cudaAvailable() + " else \"cpu\"";
   }
+  std::string Q = "\"" + std::string(Cuda) + "\"";
   if (Mps)
-    return "\"cuda\" if " + cudaAvailable() + " else \"mps\" if " + Torch + ".backends.mps.is_available() else \"cpu\"";
-  return "\"cuda\" if " + cudaAvailable() + " else \"cpu\"";
+    return Q + " if " + cudaAvailable() + " else \"mps\" if " + Torch + ".backends.mps.is_available() else \"cpu\"";
+  return Q + " if " + cudaAvailable() + " else \"cpu\"";
 }
 
 bool Rewriter::literalCuda(TSNode N) const {
@@ -216,7 +235,7 @@ void Rewriter::rewriteChoices() {
     const ScopeBindings &B = M.bindings(S);
     for (const Binding &Bd : B.all())
       if (Bd.Kind == BindingKind::Assignment && !ts_node_is_null(Bd.Value) && namesDevice(Bd.Name) &&
-          (is(Bd.Value, "string") || is(Bd.Value, "call")) && literalCuda(Bd.Value) && replace(Bd.Value, is(Bd.Value, "string") ? stringForm() : torchForm()))
+          (is(Bd.Value, "string") || is(Bd.Value, "call")) && literalCuda(Bd.Value) && replace(Bd.Value, choiceFor(Bd.Value)))
         ++Sites;
   }
   // A device-named parameter's default (`def train(model, device="cuda")`), evaluated once.
@@ -226,14 +245,14 @@ void Rewriter::rewriteChoices() {
     for (const Parameter &P : parametersOf(Sc.Node))
       if (!ts_node_is_null(P.Default) && !ts_node_is_null(P.Name) && namesDevice(T(P.Name)) &&
           (is(P.Default, "string") || is(P.Default, "call")) && literalCuda(P.Default) &&
-          replace(P.Default, is(P.Default, "string") ? stringForm() : torchForm()))
+          replace(P.Default, choiceFor(P.Default)))
         ++Sites;
   }
   for (const ClassInfo &C : M.classes()) {
     TSNode A = selfDeviceAssignment(C);
     TSNode V = field(A, "right");
     if (!ts_node_is_null(V) && (is(V, "string") || is(V, "call")) && literalCuda(V) &&
-        replace(V, is(V, "string") ? stringForm() : torchForm()))
+        replace(V, choiceFor(V)))
       ++Sites;
   }
 }
@@ -521,7 +540,7 @@ void Rewriter::rewriteCall(const NodeRef &N) {
 
 std::optional<Fix> Rewriter::run(std::vector<Note> &LeftOut) {
   Left = &LeftOut;
-  if (cudaOnlyByDesign())
+  if (cudaOnlyByDesign() || testModule(File.source().path()))
     return std::nullopt;
   std::string_view Local = M.importOf("torch") == "torch" ? std::string_view("torch") : M.localNameFor("torch");
   if (Local.empty())

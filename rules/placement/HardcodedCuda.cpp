@@ -49,14 +49,16 @@ file already has, or inserts `device = torch.device("cuda" if torch.cuda.is_avai
 local, and a method of a class that sets `self.device` in `__init__`, use that instead. Then
 `.cuda()` becomes `.to(device)`, a literal CUDA device (`"cuda"`, `"cuda:0"`,
 `torch.device("cuda")`, in `.to(...)`, `device=` or `map_location=`) becomes `device`, a
-hardcoded choice (`device = "cuda"`) chooses at run time, `torch.cuda.FloatTensor(data)`
+hardcoded choice (`device = "cuda:1"`) keeps its GPU where CUDA is available and otherwise
+takes the CPU, `torch.cuda.FloatTensor(data)`
 becomes `torch.tensor(data, dtype=torch.float32, device=device)`, an `"nccl"` backend falls
 back to `"gloo"`, DDP's `device_ids` is `None` on the CPU, and a statement calling a CUDA-only
 function (`torch.cuda.synchronize()`) goes under `if torch.cuda.is_available():`. Code already
 under such a guard, strings and comments are not touched. What it cannot make portable (a
 CUDA-only call whose result is used, `.cuda(rank)`, CUDA work in a DataLoader worker) is left
-as it was and listed in the finding's notes. It is unsafe because it changes where the program
-runs: review it with `--diff`.
+as it was and listed in the finding's notes. Test modules (`test_*.py`, `*_test.py`,
+`conftest.py`) get no rewrite: their CUDA is deliberate (GPU-gated, or a mocked `torch.cuda`).
+It is unsafe because it changes where the program runs: review it with `--diff`.
 
 ## When it stays silent
 The rule is opt-in (`extend-select = ["TL105"]`): on maintained code 11 of 42 of its findings

@@ -76,7 +76,7 @@ TEST(PortableRewrite, ReusesTheFilesDeviceAndALocalOne) {
                               "x = torch.ones(3).to(\"cuda:1\")\n",
                               "TL106");
   EXPECT_EQ(Fixed, "import torch\n"
-                   "DEVICE = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
+                   "DEVICE = \"cuda:0\" if torch.cuda.is_available() else \"cpu\"\n"
                    "def train(model, device):\n"
                    "    return model.to(device)\n"
                    "x = torch.ones(3).to(DEVICE)\n");
@@ -90,6 +90,22 @@ TEST(PortableRewrite, NoRewriteOfAProgramThatIsCudaOnlyByDesign) {
                       {"TL106"});
   ASSERT_EQ(D.size(), 1u);
   EXPECT_FALSE(D[0].Fix.has_value());
+}
+
+TEST(PortableRewrite, NoRewriteOfATestModule) {
+  // Tests hardcode CUDA on purpose (GPU-gated, or against a mocked `torch.cuda`).
+  const std::string Src = "import torch\nx = torch.ones(3).to(\"cuda:1\")\n";
+  for (std::string Path : {"tests/test_devices.py", "pkg/devices_test.py", "conftest.py"}) {
+    SourceFile F(Path, Src);
+    LintSettings S;
+    S.Enabled = {"TL106"};
+    auto D = Linter(rules::registry()).lint(F, S);
+    ASSERT_EQ(D.size(), 1u) << Path;
+    EXPECT_FALSE(D[0].Fix.has_value()) << Path;
+  }
+  auto Script = lintString(Src, {"TL106"});
+  ASSERT_EQ(Script.size(), 1u);
+  EXPECT_TRUE(Script[0].Fix.has_value());
 }
 
 } // namespace

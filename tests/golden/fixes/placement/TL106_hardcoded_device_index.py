@@ -37,8 +37,8 @@ def evaluate(net, x):
 
 # OK
 device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the one place that chooses the device
-dev = "cuda" if torch.cuda.is_available() else "cpu"
+device = torch.device("cuda:1" if torch.cuda.is_available() else "cpu")  # the one place that chooses the device
+dev = "cuda:0" if torch.cuda.is_available() else "cpu"
 local_rank = int(os.environ.get("LOCAL_RANK", 0))
 rank_target = torch.device("cuda", local_rank)
 if torch.cuda.is_available():
@@ -57,7 +57,7 @@ def get_device(rank=0):
     return torch.device("cuda", 0)
 
 
-def pick(x, device=torch.device("cuda" if torch.cuda.is_available() else "cpu")):
+def pick(x, device=torch.device("cuda:0" if torch.cuda.is_available() else "cpu")):
     return x.to(device)
 
 
