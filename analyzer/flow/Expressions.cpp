@@ -273,9 +273,10 @@ Value DeviceFlow::Impl::call(TSNode C) {
     TSNode Obj = field(Callee, "object");
     std::string_view Name = Text(field(Callee, "attribute"));
     Value Recv = eval(Obj);
-    if (Name == "backward" || Name == "step")
-      for (int32_t L : F->Loops)
-        TrainingLoop[L] = 1;
+    // The loop that runs one training step per iteration: the innermost around `backward()` or
+    // `step()` (an epoch loop around it reads a metric once per epoch, not per step).
+    if ((Name == "backward" || Name == "step") && !F->Loops.empty())
+      TrainingLoop[F->Loops.back()] = 1;
     noteLoop(C);
     if (Recv.Kind == ValueKind::Unknown && !Recv.has(FlagInput))
       escape(*A); // `accelerator.prepare(model)`, `trainer.fit(model)`

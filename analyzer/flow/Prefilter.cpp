@@ -214,6 +214,18 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
     Code = std::max<size_t>(Code, End);
   }
   Scan(Code, Src.size());
+  // Collectives matter only in a file whose process group is NCCL's (TL403): rare words, so
+  // one search each, and only there.
+  if (M.textHas("nccl")) {
+    size_t Before = Triggers.size();
+    for (std::string_view Name : torch::lastNamesOf(torch::Api::Collective)) {
+      std::string Call = "." + std::string(Name) + "(";
+      for (size_t I = findBytes(Src, Call); I != std::string_view::npos; I = findBytes(Src, Call, I + 1))
+        Triggers.push_back(static_cast<uint32_t>(I));
+    }
+    if (Triggers.size() != Before)
+      std::sort(Triggers.begin(), Triggers.end());
+  }
 }
 
 bool DeviceFlow::Impl::mayMatter(uint32_t Begin, uint32_t End) const {

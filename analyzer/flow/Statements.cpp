@@ -74,8 +74,15 @@ void DeviceFlow::Impl::statement(TSNode S) {
       else if (is(E, "augmented_assignment")) {
         Value L = eval(field(E, "left")), R = eval(field(E, "right"));
         std::string_view Key = pathKey(field(E, "left"));
+        Value V = binary(E, L, R);
+        if (L.isTensor() && L.Dev.Kind != DeviceKind::Unknown && V.isTensor()) {
+          // `t += x` works in place: the tensor stays where it is (or the op raises).
+          V.Dev = L.Dev;
+          V.DevHow = L.DevHow;
+          V.DevAt = L.DevAt;
+        }
         if (!Key.empty())
-          set(Key, binary(E, L, R));
+          set(Key, V);
       } else
         eval(E);
     }

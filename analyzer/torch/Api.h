@@ -42,6 +42,7 @@ enum class Api : uint8_t {
   SetDefaultDevice, // `torch.set_default_device(d)`: where factories without `device=` go
   CudaDevice,  // `torch.cuda.device(i)`: the current CUDA device inside a `with`
   DeprecatedAmp, // `torch.cuda.amp.autocast/GradScaler/custom_fwd/custom_bwd`
+  Collective,    // `torch.distributed.all_reduce`...: the tensors it moves are on the group's devices
 };
 
 /// More about a name than its kind.
@@ -57,6 +58,8 @@ enum ApiBit : uint16_t {
   FloatData = 1 << 7,      // Numpy: float64 unless `dtype=` says otherwise
   Builder = 1 << 8,        // ModuleClass: a torchvision model builder (`resnet50()`), not a class
   ShapeFirst = 1 << 9,     // Factory: the first argument is the shape (`torch.zeros(())` is 0-dim)
+  TensorArg0 = 1 << 10,    // Collective: its first argument is a tensor it sends or fills
+  TensorArg1 = 1 << 11,    // Collective: its second argument is one
 };
 
 struct ApiFacts {

@@ -212,6 +212,22 @@ TSNode ProcessGroup::init() const {
   return F.Inits.empty() ? TSNode{} : callAt(File.root(), F.Inits.front().Call.Begin, F.Inits.front().Call.End);
 }
 
+bool ProcessGroup::ncclOnly() const {
+  const Facts &F = facts();
+  if (F.Inits.empty())
+    return false;
+  const NodeText &T = File.model().text();
+  for (const SetDeviceCall &I : F.Inits) {
+    auto A = callArgs(callAt(File.root(), I.Call.Begin, I.Call.End), T);
+    if (!A || A->HasSplat)
+      return false;
+    auto Backend = stringLiteral(A->arg("backend", 0), T);
+    if (!Backend || *Backend != "nccl")
+      return false;
+  }
+  return true;
+}
+
 std::optional<DdpPlacement> ProcessGroup::defaultGpuPlacement(const NodeRef &N, const CallFacts &Call) const {
   if (LastCall != N.Node.id) {
     LastCall = N.Node.id;

@@ -33,6 +33,9 @@ public:
   std::optional<DdpPlacement> defaultGpuPlacement(const NodeRef &N, const CallFacts &Facts) const;
   /// The file's first call of `torch.distributed.init_process_group` (any alias), or a null node.
   TSNode init() const;
+  /// Whether every process group the file starts is NCCL's, spelt as the literal `"nccl"`
+  /// (not a variable, nor `"nccl" if ... else "gloo"`): its collectives take CUDA tensors only.
+  bool ncclOnly() const;
   /// Whether the file mentions `CUDA_VISIBLE_DEVICES`: each process may then see only its own
   /// GPU, and `cuda:0` is that GPU.
   bool restrictsVisibleDevices() const { return facts().VisibleDevices; }

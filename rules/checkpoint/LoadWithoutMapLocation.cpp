@@ -4,6 +4,7 @@
 #include "semantic/Branches.h"
 #include "torch/Names.h"
 #include "diag/Edits.h"
+#include "source/Strings.h"
 #include "torch/Read.h"
 
 namespace torchlint::rules {
@@ -14,7 +15,8 @@ constexpr std::string_view Doc = R"md(# TL301 load-without-map-location
 ## What it does
 Flags calls of `torch.load` (also `torch.serialization.load`, or `load` imported from
 `torch`) that pass no `map_location`, neither as a keyword nor as the second positional
-argument.
+argument; and the loaders of published checkpoints, `torch.hub.load_state_dict_from_url(...)`
+and `torch.utils.model_zoo.load_url(...)`, without one (their third argument).
 
 ## Why is this bad?
 Without `map_location`, `torch.load` puts every tensor back on the device it was saved
@@ -64,8 +66,7 @@ GPU machine on one without. When selected, it stays silent for:
 - The file is one the same function (or module) created: a name bound only to an empty
   `io.BytesIO()` or a `tempfile` temporary file, or its `.name`. Loading it back is a
   round trip on the machine that saved it.
-- Other loaders (`torch.jit.load`, `torch.hub.load_state_dict_from_url`) and functions
-  named `load` that are not PyTorch's.
+- `torch.jit.load` (TorchScript archives) and functions named `load` that are not PyTorch's.
 )md";
 
 class LoadWithoutMapLocation final : public Rule {
@@ -73,12 +74,31 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  // `torch.load` (and `torch.serialization.load`).
-  std::vector<std::string_view> calleeNames() const override { return {"load"}; }
+  // `torch.load` (and `torch.serialization.load`), and the loaders of published checkpoints.
+  std::vector<std::string_view> calleeNames() const override {
+    return {"load", "load_state_dict_from_url", "load_url"};
+  }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const CallFacts *Facts = Ctx.call(N.Node);
-    if (!Facts || Facts->api().Kind != torch::Api::Load)
+    if (!Facts)
+      return;
+    torch::Api Kind = Facts->api().Kind;
+    if (Kind == torch::Api::HubLoad) {
+      // `load_state_dict_from_url(url, model_dir, map_location, ...)`: a checkpoint someone
+      // else published, saved from whatever device they trained on.
+      const CallArgs &A = Facts->args();
+      if (A.HasSplat || !ts_node_is_null(A.arg("map_location", 2)) || (N.Flags & FlagCudaGuarded))
+        return;
+      std::string Name(lastComponent(Facts->Qualified));
+      Diagnostic &D = Ctx.report(A.Callee, "`" + Name + "` without `map_location` restores the published "
+                                           "checkpoint to the device it was saved from, which fails on a machine "
+                                           "without CUDA when that was a GPU");
+      D.Fix = Fix{"pass `map_location=\"cpu\"`", Applicability::Unsafe,
+                  {appendArgument(A, Ctx.text(), "map_location=\"cpu\"")}};
+      return;
+    }
+    if (Kind != torch::Api::Load)
       return;
     const CallArgs &A = Facts->args();
     torch::LoadArgs L = torch::readLoad(A);

@@ -75,8 +75,9 @@ selected, it stays silent for:
   only the first placement is reported, with the count of the others and a note at each: one
   decision for the user, not one finding per line.
 - The one place that chooses the device: the value assigned to a device-named variable
-  (`device = torch.device("cuda")`), a device-named parameter's default, a function whose
-  name says it picks the device (`get_device()`).
+  (`device = torch.device("cuda")`), a function whose name says it picks the device
+  (`get_device()`). A device-named parameter's default `"cuda"` is no such place: every caller
+  that omits the argument gets CUDA, so it is reported.
 - Code guarded on CUDA: inside `if torch.cuda.is_available():`, `if x.is_cuda:` or a ternary on
   such a condition, after an early exit or `assert` on one, in a test skipped without CUDA, in
   a function or class whose name is about CUDA or the GPU (`to_gpu`, `test_cuda`,
@@ -103,7 +104,9 @@ class HardcodedCuda final : public Rule {
 public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> nodeKinds() const override {
+    return {"call", "default_parameter", "typed_default_parameter"};
+  }
   std::vector<FileWide> fileWideReads() const override {
     // Whether the file chooses a device (a device-named variable, parameter or function) and
     // how many placements it hardcodes (each spells `cuda`) decide what is reported: an edit
@@ -116,6 +119,21 @@ public:
 
   /// A program that is CUDA-only by construction hardcodes CUDA by design; one that never
   /// chooses a device gets one finding, with the count of the others.
+  /// `def train(model, device="cuda")`: the default is a placement every caller that omits
+  /// the argument gets, not the place that chooses the device.
+  static void defaultParameter(const NodeRef &N, RuleContext &Ctx) {
+    if (N.Flags & FlagCudaGuarded)
+      return;
+    TSNode Name = field(N.Node, "name"), Value = field(N.Node, "value");
+    if (!is(Name, "identifier") || !is(Value, "string") || !torch::namesDevice(Ctx.text()(Name)))
+      return;
+    if (Ctx.model().inRole(N.Scope, RoleDataWorker) || !plainCuda(torch::spelledDevice(Value, Ctx.model())))
+      return;
+    Ctx.report(Value, "`" + std::string(Ctx.text()(Name)) + "=\"cuda\"` as a default hardcodes CUDA for every "
+                      "caller that omits it, so they fail on machines without it; default to `None` and use the "
+                      "device chosen once for the program");
+  }
+
   void finishFile(std::vector<Diagnostic> &Mine, RuleContext &Ctx) const override {
     if (!ts_node_is_null(Ctx.analysis<torch::CudaOnlyProgram>().root())) {
       Mine.clear();
@@ -135,6 +153,10 @@ public:
   }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
+    if (!is(N, "call")) {
+      defaultParameter(N, Ctx);
+      return;
+    }
     if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))
       return;
     const SemanticModel &M = Ctx.model();

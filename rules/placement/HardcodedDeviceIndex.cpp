@@ -15,7 +15,8 @@ constexpr std::string_view Doc = R"md(# TL106 hardcoded-device-index
 Flags a literal CUDA device index, 0 included, where PyTorch reads a device: `"cuda:1"` or
 `torch.device("cuda:0")` passed to `.to(...)`, `.cuda(...)` or a `device=` argument of a
 PyTorch function, `torch.device("cuda", 1)`, `.cuda(1)`, `.cuda(device=0)`, `.to(0)`,
-`torch.cuda.set_device(1)` and `torch.cuda.device(1)`.
+`torch.cuda.set_device(1)` and `torch.cuda.device(1)`; also `.cuda(True)`, written for the
+0.3-era `.cuda(async=True)`: a bool is an integer, so it asks for `cuda:1`.
 
 ## Why is this bad?
 An index means "this GPU of this machine", which is rarely what the program means. With one
@@ -127,6 +128,14 @@ public:
                      : Facts->placement().Device;
     if (ts_node_is_null(Dev))
       return;
+    // `.cuda(True)`, meant as the 0.3-era `.cuda(async=True)`: a bool is an int, so the device
+    // is `cuda:1`.
+    if (is(Dev, "true") && Facts->placement().How == Placement::Form::Cuda) {
+      Ctx.report(Dev, "`.cuda(True)` passes `True` as the device index, which is `cuda:1`: it fails with "
+                      "`invalid device ordinal` on a machine with one GPU; for an asynchronous copy pass "
+                      "`non_blocking=True`");
+      return;
+    }
     // `torch.device("cuda", 1)` as the argument is reported on its own.
     auto D = torch::spelledDevice(Dev, M);
     if (!D || D->torchDevice() || D->type() != "cuda" || !D->Index || torch::inMapLocation(N, M))

@@ -18,6 +18,15 @@ TEST(TorchApi, ClassifiesNamesByKind) {
   EXPECT_TRUE(classify("torch.tensor").has(DataDevice));
   EXPECT_FALSE(classify("torch.tensor").has(CpuDefault));
   EXPECT_EQ(classify("torch.hann_window").Kind, Api::Factory);
+  EXPECT_EQ(classify("torch.distributed.all_reduce").Kind, Api::Collective);
+  EXPECT_TRUE(classify("torch.distributed.all_reduce").has(TensorArg0));
+  EXPECT_TRUE(classify("torch.distributed.all_gather").has(TensorArg1));
+  EXPECT_FALSE(classify("torch.distributed.all_gather").has(TensorArg0)); // a list of outputs
+  EXPECT_EQ(classify("torch.utils.model_zoo.load_url").Kind, Api::HubLoad);
+  EXPECT_TRUE(failsWithoutCuda("torch.cuda.synchronize"));
+  EXPECT_TRUE(failsWithoutCuda("torch.cuda.Event"));
+  EXPECT_FALSE(failsWithoutCuda("torch.cuda.empty_cache")); // does nothing before CUDA starts
+  EXPECT_FALSE(failsWithoutCuda("torch.cuda.max_memory_allocated"));
   EXPECT_EQ(classify("torch.zeros_like").Kind, Api::LikeFactory);
   EXPECT_EQ(classify("torch.polar_like").Kind, Api::NewTensor); // every other *_like
   EXPECT_EQ(classify("torch.cat").Kind, Api::Join);
@@ -77,6 +86,9 @@ TEST(TorchApi, DtypesAndDeviceStrings) {
   EXPECT_EQ(dtypeNamed("torch.cfloat"), ScalarType::Complex64);
   EXPECT_EQ(scalarTypeName(castType("half")), "float16");
   EXPECT_EQ(legacyTensorType("torch.DoubleTensor"), ScalarType::Float64);
+  EXPECT_EQ(legacyCudaTensorType("torch.cuda.LongTensor"), ScalarType::Int64);
+  EXPECT_EQ(legacyCudaTensorType("torch.cuda.Tensor"), ScalarType::Unknown);
+  EXPECT_EQ(legacyCudaTensorType("torch.LongTensor"), ScalarType::Unknown);
   DeviceString D = parseDeviceString("cuda:1");
   EXPECT_TRUE(D.Valid);
   EXPECT_EQ(D.Type, "cuda");

@@ -29,6 +29,16 @@ def read_back(blob):
     return torch.load(io.BytesIO(blob), map_location="cpu")  # expect: TL301 -- bytes from elsewhere, not a round trip
 
 
+
+def pretrained(url):
+    # Published checkpoints come back on the device their authors saved them from.
+    state = torch.hub.load_state_dict_from_url(url, map_location="cpu")  # expect: TL301
+    return state, torch.utils.model_zoo.load_url(url, progress=False, map_location="cpu")  # expect: TL301
+
+
+def pretrained_ok(url, cache):
+    return torch.hub.load_state_dict_from_url(url, cache, "cpu"), torch.hub.load_state_dict_from_url(url, map_location="cpu")
+
 # OK
 state = torch.load(p, map_location=device, weights_only=True)
 state = torch.load(p, map_location="cpu")
@@ -46,7 +56,6 @@ else:
     state = torch.load(p)  # the code chose between devices
 state = torch.load(p) if not use_cpu else torch.load(p, map_location="cpu")
 state = torch.jit.load(p)
-state = torch.hub.load_state_dict_from_url(url)
 state = pickle.load(f)
 state = np.load(p)
 

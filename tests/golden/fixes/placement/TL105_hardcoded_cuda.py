@@ -33,6 +33,10 @@ def train(model, loader):
         out = model(x.to(device))  # expect: TL105
 
 
+
+def evaluate(model, loader, device="cuda" if torch.cuda.is_available() else "cpu"):  # expect: TL105 -- every caller that omits it gets CUDA
+    return [model(x.to(device)) for x in loader]
+
 # OK
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 device = "cuda" if torch.cuda.is_available() else "cpu"

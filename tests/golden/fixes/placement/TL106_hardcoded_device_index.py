@@ -34,6 +34,7 @@ with torch.cuda.device(1):  # expect: TL106
 def evaluate(net, x):
     return net(x.to(device))  # expect: TL106
 
+batch = torch.randn(8).cuda(True)  # expect: TL106 -- meant as the 0.3-era async flag: it is cuda:1
 
 # OK
 device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
