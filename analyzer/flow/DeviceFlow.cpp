@@ -109,7 +109,8 @@ void DeviceFlow::Impl::run() {
     const Scope &S = M.scopes()[I];
     if (S.Kind != ScopeKind::Function)
       continue;
-    if (mayMatter(S.Node) || (M.inRole(static_cast<int32_t>(I), RoleForward) && forwardMayMatter(S)))
+    if (mayMatter(S.Node) || (M.inRole(static_cast<int32_t>(I), RoleForward) && forwardMayMatter(S)) ||
+        libraryMayMatter(static_cast<int32_t>(I)))
       analyseScope(static_cast<int32_t>(I));
   }
 }
@@ -238,6 +239,13 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
       if (Forward && (!Annotated || V.Kind == ValueKind::Tensor) &&
           !(Helper && hostBuiltAtEveryCall(Scope, At, N)))
         V.Flags |= FlagInput;
+      // A library function's tensor argument: on the caller's device, whatever that is.
+      if (!Forward && !(IsFirst && (N == "self" || N == "cls")) && libraryFunction(Scope) &&
+          (V.Kind == ValueKind::Tensor || (!Annotated && usedAsTensor(Function, N)))) {
+        V.Flags |= FlagInput;
+        V.DevHow = Origin::Parameter;
+        V.DevAt = mark(Name);
+      }
     }
     F->Bound.insert(N);
     if (V.Kind != ValueKind::Unknown || V.Flags)

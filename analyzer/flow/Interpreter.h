@@ -132,6 +132,11 @@ private:
   bool mayMatter(TSNode N) const { return mayMatter(ts_node_start_byte(N), ts_node_end_byte(N)); }
   bool mayMatter(uint32_t Begin, uint32_t End) const;
   bool forwardMayMatter(const Scope &S);
+  /// A function outside `forward` whose tensor arguments are the caller's (see Prefilter.cpp).
+  bool libraryFunction(int32_t Scope) const;
+  /// Whether the function \p Fn uses its parameter \p Name as a tensor.
+  bool usedAsTensor(TSNode Fn, std::string_view Name) const;
+  bool libraryMayMatter(int32_t Scope);
   bool callsSource(std::string_view Code, bool Constructors);
   std::string_view afterName(TSNode Function) const;
   int32_t initOf(int32_t Class) const;

@@ -47,6 +47,67 @@ bool DeviceFlow::Impl::forwardMayMatter(const Scope &S) {
   return It->second;
 }
 
+// A function outside `forward` (a library function, a method of a plain class, a module's
+// other methods but `__init__`) receives tensors from callers that may have put them on any
+// device: a factory there without `device=` that meets one is the same bug as in `forward`.
+// Tests and DataLoader workers run on the CPU by design.
+bool DeviceFlow::Impl::libraryFunction(int32_t Scope) const {
+  const torchlint::Scope &S = M.scope(Scope);
+  return S.Kind == ScopeKind::Function && !M.inRole(Scope, static_cast<FunctionRole>(RoleForward | RoleDataWorker)) && S.Name != "__init__" &&
+         !startsWith(S.Name, "test");
+}
+
+// Whether \p Fn reads its parameter \p Name as only a tensor is read: its device, or methods
+// that NumPy arrays and Python sequences do not have.
+bool DeviceFlow::Impl::usedAsTensor(TSNode Fn, std::string_view Name) const {
+  static constexpr std::string_view Uses[] = {".device", ".is_cuda", ".dim()", ".size(", ".numel()", ".new_zeros(",
+                                              ".new_ones(", ".new_full(", ".new_empty(", ".new_tensor(",
+                                              ".unsqueeze(", ".masked_fill", ".index_select(", ".permute(",
+                                              ".contiguous()", ".float()", ".detach()"};
+  std::string_view Code = afterName(Fn);
+  for (size_t At = findBytes(Code, Name); At != std::string_view::npos; At = findBytes(Code, Name, At + 1)) {
+    if (At > 0 && nameByte(Code[At - 1]))
+      continue;
+    std::string_view Rest = Code.substr(At + Name.size());
+    if (!Rest.empty() && nameByte(Rest[0]))
+      continue;
+    for (std::string_view U : Uses)
+      if (startsWith(Rest, U))
+        return true;
+    // The first argument of a `torch` function (`torch.cumsum(x, 0)`): NumPy arrays and lists
+    // are refused there.
+    if (At > 0 && Code[At - 1] == '(' && (startsWith(Rest, ",") || startsWith(Rest, ")"))) {
+      size_t B = At - 1;
+      while (B > 0 && (nameByte(Code[B - 1]) || Code[B - 1] == '.'))
+        --B;
+      std::string_view Callee = Code.substr(B, At - 1 - B);
+      size_t Dot = Callee.find('.');
+      if (Dot != std::string_view::npos && M.importOf(Callee.substr(0, Dot)) == "torch" &&
+          torch::classify("torch" + std::string(Callee.substr(Dot))).returnsTensor())
+        return true;
+    }
+  }
+  return false;
+}
+
+// A library function matters when it calls a factory (or a function of this file) and takes a
+// tensor argument.
+bool DeviceFlow::Impl::libraryMayMatter(int32_t Scope) {
+  if (!libraryFunction(Scope))
+    return false;
+  TSNode Fn = M.scope(Scope).Node;
+  if (!callsSource(afterName(Fn), /*Constructors=*/false))
+    return false;
+  for (const Parameter &P : parametersOf(Fn)) {
+    if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
+      continue;
+    std::string_view Ann = ts_node_is_null(P.Annotation) ? std::string_view() : Text(P.Annotation);
+    if (endsWith(Ann, "Tensor") || usedAsTensor(Fn, Text(P.Name)))
+      return true;
+  }
+  return false;
+}
+
 // The scope of class \p Class's own `__init__`, or -1.
 int32_t DeviceFlow::Impl::initOf(int32_t Class) const {
   for (size_t I = 0; I < M.scopes().size(); ++I) {

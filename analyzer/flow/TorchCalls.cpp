@@ -47,6 +47,17 @@ Value DeviceFlow::Impl::apiCall(TSNode C, const CallArgs &A, std::string_view Q)
   case Api::Functional:
     R = functional(C, Facts, Args);
     break;
+  case Api::NewTensor:
+    // `torch.cumsum(x, 0)`, `torch.exp(x)`: computed where `x` is (einsum's first argument is
+    // its equation; a list of tensors is a join's).
+    if (!Args.empty() && (Args[0].isTensor() || Args[0].has(FlagInput))) {
+      Value V = Args[0];
+      V.Kind = ValueKind::Tensor;
+      V.R = Rank::Unknown;
+      V.Flags &= FlagInput | FlagDefaultFactory;
+      R = V;
+    }
+    break;
   case Api::DataLoader:
     R = dataLoader(C, A);
     break;
@@ -476,6 +487,21 @@ Value DeviceFlow::Impl::methodCall(TSNode C, const CallArgs &A, TSNode Obj, std:
   }
   // Tensors (or inputs of forward, whose kind we do not know).
   bool Tensor = Recv.isTensor();
+  if (Name == "type_as" && Args.size() == 1) {
+    // `x.type_as(y)` takes `y`'s tensor type, device included: a move to `y`'s device.
+    // A constant made that way is still a constant copied each time (TL201): its flags stay.
+    const Value &Other = Args[0];
+    if (!Other.isTensor() && !Other.has(FlagInput))
+      return {};
+    Value V = Recv;
+    V.Kind = ValueKind::Tensor;
+    V.Dev = Other.Dev;
+    V.Type = Other.Type;
+    V.DevHow = Origin::Moved;
+    V.DevAt = mark(C);
+    V.Flags &= ~FlagPlainAttribute;
+    return V;
+  }
   if (Bits & (torch::Move | torch::Cast)) {
     Value V = applyMove(Recv, C, T, (Bits & torch::Move) != 0);
     if (!Tensor)

@@ -172,4 +172,20 @@ bool SourceFile::usesCrlf() const {
   return Pos != std::string::npos && Pos > 0 && Text[Pos - 1] == '\r';
 }
 
+bool SourceFile::testModule() const {
+  std::string_view P = Path;
+  size_t Slash = P.find_last_of("/\\");
+  std::string_view Name = Slash == std::string_view::npos ? P : P.substr(Slash + 1);
+  auto Ends = [&](std::string_view S) { return Name.size() >= S.size() && Name.substr(Name.size() - S.size()) == S; };
+  if (Name.substr(0, 5) == "test_" || Ends("_test.py") || Name == "conftest.py")
+    return true;
+  // Under a test folder (`tests/`, `torch/testing/_internal/`): helpers of tests.
+  for (std::string_view Dir : {"tests/", "test/", "testing/"}) {
+    size_t At = P.find(Dir);
+    if (At != std::string_view::npos && (At == 0 || P[At - 1] == '/' || P[At - 1] == '\\'))
+      return true;
+  }
+  return false;
+}
+
 } // namespace torchlint

@@ -30,6 +30,10 @@ public:
   SourceFile(std::string Path, std::string Text);
 
   const std::string &path() const { return Path; }
+  /// Whether the file is a test module by its name (`test_*.py`, `*_test.py`, `conftest.py`) or
+  /// its folder (`tests/`, `test/`, `testing/`):
+  /// tests misuse devices on purpose (GPU-gated, mocked) and run their toys on the CPU.
+  bool testModule() const;
   std::string_view text() const { return Text; }
   uint32_t size() const { return static_cast<uint32_t>(Text.size()); }
   uint32_t lineCount() const { return static_cast<uint32_t>(lines().size()); }

@@ -75,13 +75,6 @@ private:
   uint32_t InsertAt = 0;
 };
 
-/// Tests hardcode CUDA on purpose: GPU-gated, or run against a mocked `torch.cuda`.
-bool testModule(std::string_view Path) {
-  std::string_view Name = Path.substr(Path.find_last_of("/\\") == std::string_view::npos ? 0 : Path.find_last_of("/\\") + 1);
-  return startsWith(Name, "test_") || (Name.size() > 8 && Name.substr(Name.size() - 8) == "_test.py") ||
-         Name == "conftest.py";
-}
-
 bool Rewriter::cudaOnlyByDesign() const {
   TSNode Root = File.get<CudaOnlyProgram>().root();
   if (ts_node_is_null(Root))
@@ -540,7 +533,7 @@ void Rewriter::rewriteCall(const NodeRef &N) {
 
 std::optional<Fix> Rewriter::run(std::vector<Note> &LeftOut) {
   Left = &LeftOut;
-  if (cudaOnlyByDesign() || testModule(File.source().path()))
+  if (cudaOnlyByDesign() || File.source().testModule()) // tests hardcode CUDA on purpose
     return std::nullopt;
   std::string_view Local = M.importOf("torch") == "torch" ? std::string_view("torch") : M.localNameFor("torch");
   if (Local.empty())

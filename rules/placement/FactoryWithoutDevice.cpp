@@ -15,7 +15,13 @@ Flags a tensor factory (`torch.zeros`, `ones`, `empty`, `full`, `rand*`, `arange
 `linspace`, `eye`, `tensor`, `as_tensor`) called without `device=` inside the `forward` of
 an `nn.Module` (or a method `forward` calls), when the device flow sees its result meet an
 input of `forward` or a parameter, buffer or submodule output of the module: in arithmetic,
-`torch.cat`/`stack`/`where`, or as the input of a submodule.
+`torch.cat`/`stack`/`where`, a tensor method taking another tensor (`a.mul(b)`,
+`x.index_select(dim, index)`), or as the input of a submodule.
+
+Outside `forward`, the same in a library function (or a method of a plain class) whose result
+meets one of its tensor arguments: an argument annotated `Tensor`, or one the function uses as
+only a tensor is used (`x.device`, `x.size(...)`, `x.unsqueeze(...)`, `torch.cumsum(x, 0)`).
+Its callers decide where that argument lives.
 
 ## Why is this bad?
 A factory without `device=` allocates on the CPU (unless the default device was changed).
@@ -49,8 +55,11 @@ meant is a choice.
 - Factories used only on the host: `torch.arange(n).tolist()`, sizes, loop bounds.
 - 0-dim results such as `torch.tensor(2.0)`: PyTorch combines 0-dim CPU tensors with CUDA
   tensors.
-- Code outside `forward` and the methods it calls, and files that change the default device
-  (`torch.set_default_device`, `with torch.device(...)`).
+- Files that change the default device (`torch.set_default_device`, `with torch.device(...)`).
+- Outside `forward`: arguments nothing shows to be tensors (`v * torch.ones(n)`, where `v` may
+  be a number), `torch.ones(n).type_as(x)` (it takes `x`'s device), tests (functions named
+  `test*`, test modules and folders), `__init__`, and DataLoader workers (`__getitem__`,
+  `collate_fn`), which run on the CPU.
 - A helper method whose every caller passes a tensor it has just built on the host
   (`self.pad(torch.LongTensor(ids))`): only host tensors meet there.
 - A module class defined inside a test function or pytest fixture that names no device: the
@@ -65,7 +74,9 @@ public:
   std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    if (!Ctx.model().inRole(N.Scope, RoleForward) || Ctx.model().testToyClass(N.Scope))
+    const SemanticModel &M = Ctx.model();
+    bool Forward = M.inRole(N.Scope, RoleForward);
+    if (Forward ? M.testToyClass(N.Scope) : !libraryCode(N, Ctx))
       return;
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const NodeText &Text = Ctx.text();
@@ -87,6 +98,8 @@ public:
         Operands.assign(A.Positional.begin(), A.Positional.end());
       else if (Kind == torch::Api::Where && A.Positional.size() == 3)
         Operands = {A.Positional[1], A.Positional[2]};
+      else if (Facts->Qualified.empty() && is(Facts->Callee, "attribute") && pairwiseMethod(Facts->Callee, A, Text))
+        Operands = pairwiseMethod(Facts->Callee, A, Text).value();
       else if (Facts->Qualified.empty()) {
         // A submodule fed the factory's result: `self.embed(torch.arange(n))`.
         const flow::Value *Mod = F->valueOf(A.Callee);
@@ -101,35 +114,71 @@ public:
         return;
     }
     const flow::Value *Factory = nullptr;
-    bool MeetsInput = false;
+    TSNode Met{};
     for (TSNode O : Operands) {
       const flow::Value *V = F->valueOf(O);
       if (!V)
         continue;
       if (fromFactory(*V))
         Factory = Factory ? Factory : V;
-      else if (V->has(flow::FlagInput) && V->Dev.Kind != flow::DeviceKind::Cpu)
-        MeetsInput = true;
+      else if (V->has(flow::FlagInput) && V->Dev.Kind != flow::DeviceKind::Cpu && ts_node_is_null(Met))
+        Met = O;
     }
-    if (Factory && MeetsInput)
-      report(*F, *Factory, Ctx);
+    if (Factory && !ts_node_is_null(Met))
+      report(*F, *Factory, Ctx, Forward ? TSNode{} : Met);
   }
 
 private:
+  /// Code outside `forward` whose tensors come from callers on any device: a function or
+  /// method, not a test, not a DataLoader worker.
+  static bool libraryCode(const NodeRef &N, RuleContext &Ctx) {
+    const SemanticModel &M = Ctx.model();
+    int32_t Fn = M.enclosingFunction(N.Scope);
+    if (Fn < 0 || M.inRole(N.Scope, RoleDataWorker) || Ctx.source().testModule())
+      return false;
+    for (int32_t S = Fn; S >= 0; S = M.scope(S).Parent)
+      if (startsWith(M.scope(S).Name, "test") || (M.scope(S).Kind == ScopeKind::Class && M.testToyClass(Fn)))
+        return false;
+    return true;
+  }
+
+  /// `a.mul(b)`, `a.index_select(dim, index)`: the receiver and the tensor it meets.
+  static std::optional<NodeList> pairwiseMethod(TSNode Callee, const CallArgs &A, const NodeText &Text) {
+    auto P = attributeParts(Callee, Text);
+    if (!P)
+      return std::nullopt;
+    if (torch::methodIs(P->Name, torch::PairwiseMethod) && !A.Positional.empty())
+      return NodeList{P->Object, A.Positional[0]};
+    if (P->Name == "index_select") {
+      TSNode Index = A.arg("index", 1);
+      if (!ts_node_is_null(Index))
+        return NodeList{P->Object, Index};
+    }
+    return std::nullopt;
+  }
+
   static bool fromFactory(const flow::Value &V) {
     return V.isTensor() && V.has(flow::FlagDefaultFactory) && !V.has(flow::FlagInput) &&
            V.Dev.Kind == flow::DeviceKind::Cpu && V.R == flow::Rank::NonZero && V.Factory;
   }
 
-  static void report(const flow::DeviceFlow &F, const flow::Value &V, RuleContext &Ctx) {
+  /// \p Met: outside `forward`, the caller's tensor the factory's result meets.
+  static void report(const flow::DeviceFlow &F, const flow::Value &V, RuleContext &Ctx, TSNode Met = {}) {
     const NodeText &Text = Ctx.text();
     TSNode Call = F.node(V.Factory);
     std::string Name(lastComponent(Ctx.model().qualifiedName(field(Call, "function"))));
     if (Name.empty())
       return;
-    Diagnostic &D = Ctx.report(Call, "`torch." + Name +
-                                         "(...)` without `device=` inside `forward` is created on the CPU, but "
-                                         "meets tensors on the module's device; pass `device=`");
+    Diagnostic &D = Ctx.report(Call, ts_node_is_null(Met)
+                                         ? "`torch." + Name +
+                                               "(...)` without `device=` inside `forward` is created on the CPU, "
+                                               "but meets tensors on the module's device; pass `device=`"
+                                         : "`torch." + Name + "(...)` without `device=` is created on the CPU, but "
+                                               "meets `" + shortText(Met, Text) +
+                                               "`, which comes from the caller and may be on a GPU; pass `device=`");
+    if (!ts_node_is_null(Met))
+      if (const flow::Value *MV = F.valueOf(Met))
+        D.Notes.push_back(F.deviceNote(Met, *MV, Text));
     // The fix names the one input of the enclosing function.
     const SemanticModel &M = Ctx.model();
     int32_t Fn = M.scopeAt(Call);
@@ -145,12 +194,20 @@ private:
       else
         Plain = false; // defaults, *args, **kwargs: more than one thing could be meant
     }
-    if (!Plain || Inputs.size() != 2 || Inputs[0] != "self")
+    if (!Inputs.empty() && (Inputs[0] == "self" || Inputs[0] == "cls"))
+      Inputs.erase(Inputs.begin());
+    if (!Plain || Inputs.size() != 1)
       return;
+    // Outside forward, only where the factory meets that very argument.
+    if (!ts_node_is_null(Met)) {
+      TSNode Root = Ctx.model().rootName(Met);
+      if (ts_node_is_null(Root) || Text(Root) != Inputs[0])
+        return;
+    }
     auto A = callArgs(Call, Text);
     if (!A || A->HasSplat || !ts_node_is_null(A->keyword("device")))
       return;
-    std::string Arg = "device=" + std::string(Inputs[1]) + ".device";
+    std::string Arg = "device=" + std::string(Inputs[0]) + ".device";
     D.Fix = torchlint::Fix{"Pass `" + Arg + "`", Applicability::Safe, {appendArgument(*A, Text, Arg)}};
   }
 };

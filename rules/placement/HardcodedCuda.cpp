@@ -129,6 +129,11 @@ public:
       return;
     if (Ctx.model().inRole(N.Scope, RoleDataWorker) || !plainCuda(torch::spelledDevice(Value, Ctx.model())))
       return;
+    // A module of a `cuda` package (`torch/cuda/random.py`: `get_rng_state(device="cuda")`) is
+    // CUDA's own API.
+    std::string_view Path = Ctx.source().path();
+    if (startsWith(Path, "cuda/") || Path.find("/cuda/") != std::string_view::npos)
+      return;
     Ctx.report(Value, "`" + std::string(Ctx.text()(Name)) + "=\"cuda\"` as a default hardcodes CUDA for every "
                       "caller that omits it, so they fail on machines without it; default to `None` and use the "
                       "device chosen once for the program");
