@@ -50,23 +50,11 @@ def worker(rank, world_size):
 
 ## Fix safety
 An unsafe fix (`--unsafe-fixes`, or the editor's quick fix) on the first finding of a file
-rewrites the whole file to one device chosen at run time. It reuses the device variable the
-file already has, or inserts `device = torch.device("cuda" if torch.cuda.is_available() else
-"cpu")` after the imports (with an `"mps"` branch in a file that mentions MPS; from
-`LOCAL_RANK` in a file that starts a process group). A function with a `device` parameter or
-local, and a method of a class that sets `self.device` in `__init__`, use that instead. Then
-`.cuda()` becomes `.to(device)`, a literal CUDA device (`"cuda"`, `"cuda:0"`,
-`torch.device("cuda")`, in `.to(...)`, `device=` or `map_location=`) becomes `device`, a
-hardcoded choice (`device = "cuda:1"`) keeps its GPU where CUDA is available and otherwise
-takes the CPU, `torch.cuda.FloatTensor(data)`
-becomes `torch.tensor(data, dtype=torch.float32, device=device)`, an `"nccl"` backend falls
-back to `"gloo"`, DDP's `device_ids` is `None` on the CPU, and a statement calling a CUDA-only
-function (`torch.cuda.synchronize()`) goes under `if torch.cuda.is_available():`. Code already
-under such a guard, strings and comments are not touched. What it cannot make portable (a
-CUDA-only call whose result is used, `.cuda(rank)`, CUDA work in a DataLoader worker) is left
-as it was and listed in the finding's notes. Test modules (`test_*.py`, `*_test.py`,
-`conftest.py`) get no rewrite: their CUDA is deliberate (GPU-gated, or a mocked `torch.cuda`).
-It is unsafe because it changes where the program runs: review it with `--diff`.
+rewrites the whole file to one device chosen at run time: the rewrite TL105 offers, described
+under *Fix safety* in `torchlint rule TL105`. Each rank's placements then use its own device: from `LOCAL_RANK`, or the rank parameter of
+a spawned worker (`def worker(rank, world_size)`); the `"nccl"` backend falls back to `"gloo"`
+and `device_ids` is `None` where CUDA is absent. It is unsafe because
+it changes where the program runs: review it with `--diff`.
 
 ## When it stays silent
 - `torch.cuda.set_device(local_rank)` (or `with torch.cuda.device(local_rank):`) runs
