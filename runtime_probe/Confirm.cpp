@@ -16,9 +16,18 @@
 #include <llvm/Support/WithColor.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <map>
-#include <tuple>
+#include <thread>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 #ifndef TORCHLINT_TRACER_SOURCE_DIR
 #define TORCHLINT_TRACER_SOURCE_DIR ""
@@ -28,22 +37,18 @@ namespace torchlint::probe {
 
 namespace {
 
-constexpr int ExitClean = 0, ExitConfirmed = 1, ExitCannotRun = 2;
+// 2 also when the script failed or the tracer cut the run short; 130 after Ctrl-C, as a shell
+// reports it.
+constexpr int ExitClean = 0, ExitConfirmed = 1, ExitCannotRun = 2, ExitInterrupted = 130;
 constexpr int TracerCannotRun = 3; // runtime_probe/python/torchlint_tracer/run.py
+// How long after --timeout the interpreter is killed when it has not stopped itself (the
+// tracer stops it at --timeout, and again 2 s later if the script swallowed that).
+constexpr unsigned KillGraceS = 15;
 
 int fail(const llvm::Twine &Msg) {
   llvm::WithColor::error(llvm::errs(), "torchlint") << "confirm: " << Msg << "\n";
   return ExitCannotRun;
 }
-
-// LLVM 14 spells an optional StringRef llvm::Optional, later releases std::optional: take
-// whatever ExecuteAndWait's redirect array holds.
-template <typename> struct Params;
-template <typename R, typename... A> struct Params<R(A...)> {
-  using Tuple = std::tuple<A...>;
-};
-using RedirectArray = std::tuple_element_t<3, Params<decltype(llvm::sys::ExecuteAndWait)>::Tuple>;
-using OptionalPath = typename RedirectArray::value_type;
 
 struct Options {
   unsigned VirtualCuda = 0;
@@ -161,9 +166,13 @@ std::string readCommand(const Options &O, Command &C) {
     C.Interp.push_back(O.Command[0]);
     ScriptAt = 1;
     while (ScriptAt < O.Command.size() && llvm::StringRef(O.Command[ScriptAt]).startswith("-")) {
-      if (O.Command[ScriptAt] == "-m" || O.Command[ScriptAt] == "-c")
-        return "`python " + O.Command[ScriptAt] + "` is not supported: name the script file";
+      llvm::StringRef Flag = O.Command[ScriptAt];
+      if (Flag == "-m" || Flag == "-c" || Flag == "-")
+        return "`python " + Flag.str() + "` is not supported: name the script file";
       C.Interp.push_back(O.Command[ScriptAt++]);
+      // The interpreter's options that take a value as the next word: `-W ignore`, `-X dev`.
+      if ((Flag == "-W" || Flag == "-X") && ScriptAt < O.Command.size())
+        C.Interp.push_back(O.Command[ScriptAt++]);
     }
   }
   if (ScriptAt >= O.Command.size())
@@ -208,73 +217,222 @@ struct StaticPass {
   }
 };
 
-/// Runs the script under the tracer, which writes its events to a temporary file; the
-/// interpreter's output goes to stderr once it has ended. An error message, or empty.
+// The interpreter being waited for, so that a SIGTERM or SIGHUP sent to torchlint reaches it
+// (Ctrl-C reaches it from the terminal: torchlint ignores SIGINT meanwhile, as a shell does).
+volatile sig_atomic_t ChildPid = 0;
+extern "C" void forwardSignal(int Sig) {
+  if (ChildPid > 0)
+    ::kill(static_cast<pid_t>(ChildPid), Sig);
+}
+
+/// How the interpreter ended, as the operating system tells it.
+struct Waited {
+  int Status = 0;
+  bool Killed = false; // by torchlint, after --timeout and the grace period
+};
+
+/// Starts the interpreter with torchlint's stdin, its stdout on torchlint's stderr (stdout is
+/// the report) and default signal dispositions, and waits for it; kills it \p KillAfterS
+/// seconds in (0: never). An error message, or empty.
+std::string spawnAndWait(const std::vector<std::string> &Args, unsigned KillAfterS, Waited &W) {
+  std::vector<char *> Argv;
+  for (const auto &A : Args)
+    Argv.push_back(const_cast<char *>(A.c_str()));
+  Argv.push_back(nullptr);
+  posix_spawn_file_actions_t Files;
+  posix_spawnattr_t Attr;
+  posix_spawn_file_actions_init(&Files);
+  posix_spawn_file_actions_adddup2(&Files, STDERR_FILENO, STDOUT_FILENO);
+  posix_spawnattr_init(&Attr);
+  sigset_t Default;
+  sigemptyset(&Default);
+  for (int Sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE})
+    sigaddset(&Default, Sig);
+  posix_spawnattr_setsigdefault(&Attr, &Default);
+  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETSIGDEF);
+
+  using Handler = void (*)(int);
+  Handler OldInt = std::signal(SIGINT, SIG_IGN), OldQuit = std::signal(SIGQUIT, SIG_IGN);
+  Handler OldTerm = std::signal(SIGTERM, forwardSignal), OldHup = std::signal(SIGHUP, forwardSignal);
+  pid_t Pid = 0;
+  int Err = posix_spawn(&Pid, Argv[0], &Files, &Attr, Argv.data(), environ);
+  posix_spawn_file_actions_destroy(&Files);
+  posix_spawnattr_destroy(&Attr);
+  std::string Error;
+  if (Err) {
+    Error = std::string("cannot run ") + Argv[0] + ": " + std::strerror(Err);
+  } else {
+    ChildPid = Pid;
+    auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(KillAfterS);
+    while (true) {
+      pid_t R = ::waitpid(Pid, &W.Status, KillAfterS ? WNOHANG : 0);
+      if (R == Pid)
+        break;
+      if (R < 0 && errno != EINTR) {
+        Error = std::string("waiting for the script: ") + std::strerror(errno);
+        break;
+      }
+      if (KillAfterS && std::chrono::steady_clock::now() > Deadline && !W.Killed) {
+        ::kill(Pid, SIGKILL);
+        W.Killed = true;
+      }
+      if (KillAfterS)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ChildPid = 0;
+  }
+  std::signal(SIGINT, OldInt);
+  std::signal(SIGQUIT, OldQuit);
+  std::signal(SIGTERM, OldTerm);
+  std::signal(SIGHUP, OldHup);
+  return Error;
+}
+
+/// Runs the script under the tracer, which writes what ran (and, as it goes, what it has so
+/// far) into a temporary folder, each DataLoader worker its own file; the folder is removed
+/// whatever happens. An error message, or empty.
 std::string trace(const Command &C, const Options &O, const std::string &Tracer, const std::string &Root,
-                  RuntimeRun &Out) {
-  llvm::SmallString<128> Events, Log;
-  if (llvm::sys::fs::createTemporaryFile("torchlint-confirm", "json", Events) ||
-      llvm::sys::fs::createTemporaryFile("torchlint-confirm", "log", Log))
-    return "cannot create a temporary file";
-  llvm::FileRemover RemoveEvents(Events), RemoveLog(Log);
+                  RuntimeRun &Out, Waited &W) {
+  llvm::SmallString<128> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("torchlint-confirm", Dir))
+    return "cannot create a temporary folder";
+  struct RemoveDir {
+    std::string Path;
+    ~RemoveDir() { llvm::sys::fs::remove_directories(Path); }
+  } Remove{std::string(Dir)};
 
   std::vector<std::string> Args = C.Interp;
   Args[0] = C.Python;
-  for (std::string A : {Tracer + "/torchlint_trace.py", std::string("--out"), std::string(Events),
+  for (std::string A : {Tracer + "/torchlint_trace.py", std::string("--out"), std::string(Dir),
                         std::string("--root"), Root, std::string("--max-steps"), std::to_string(O.MaxSteps),
                         std::string("--timeout"), std::to_string(O.Timeout), std::string("--virtual-cuda"),
                         std::to_string(O.VirtualCuda), C.Script})
     Args.push_back(A);
   Args.insert(Args.end(), C.ScriptArgs.begin(), C.ScriptArgs.end());
-  std::vector<llvm::StringRef> ArgRefs(Args.begin(), Args.end());
-  std::string LogPath(Log);
-  OptionalPath Redirects[] = {OptionalPath(llvm::StringRef("/dev/null")), OptionalPath(llvm::StringRef(LogPath)),
-                              OptionalPath(llvm::StringRef(LogPath))};
-  std::string ExecError;
-  bool ExecFailed = false;
-  // The tracer stops itself at --timeout; the hard limit only catches a hung interpreter.
-  unsigned Limit = O.Timeout ? O.Timeout + 60 : 0;
-  int Rc = llvm::sys::ExecuteAndWait(C.Python, ArgRefs, {}, Redirects, Limit, 0, &ExecError, &ExecFailed);
-  if (auto Buf = llvm::MemoryBuffer::getFile(LogPath); Buf && (*Buf)->getBufferSize())
-    llvm::errs() << (*Buf)->getBuffer();
-  if (ExecFailed)
-    return "cannot run " + C.Python + ": " + ExecError;
-  auto Text = llvm::MemoryBuffer::getFile(std::string(Events));
-  if (!Text || (*Text)->getBufferSize() == 0)
-    return "the script did not run (" + (ExecError.empty() ? "exit status " + std::to_string(Rc) : ExecError) +
-           "); is torch installed for " + C.Python + "?";
+  if (std::string Err = spawnAndWait(Args, O.Timeout ? O.Timeout + KillGraceS : 0, W); !Err.empty())
+    return Err;
+  auto Text = llvm::MemoryBuffer::getFile(std::string(Dir) + "/run.json");
+  if (!Text || (*Text)->getBufferSize() == 0) {
+    std::string How = WIFEXITED(W.Status)     ? "exit status " + std::to_string(WEXITSTATUS(W.Status))
+                      : WIFSIGNALED(W.Status) ? "killed by signal " + std::to_string(WTERMSIG(W.Status))
+                                              : "no exit status";
+    return "the script did not run (" + How + "); is torch installed for " + C.Python + "?";
+  }
   auto Run = parseRuntimeRun((*Text)->getBuffer());
   if (!Run)
     return llvm::toString(Run.takeError());
-  if (!Run->Started || Rc == TracerCannotRun)
+  int Rc = WIFEXITED(W.Status) ? WEXITSTATUS(W.Status) : -1;
+  if (!Run->Started || (Rc == TracerCannotRun && !Run->Error.empty()))
     return Run->Error.empty() ? std::string("the script did not start") : Run->Error;
+  // What the DataLoader workers saw.
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (!Name.startswith("child-") || !Name.endswith(".json"))
+      continue;
+    if (auto ChildText = llvm::MemoryBuffer::getFile(It->path())) {
+      if (auto Child = parseRuntimeRun((*ChildText)->getBuffer()))
+        mergeChild(*Run, std::move(*Child));
+      else
+        llvm::consumeError(Child.takeError());
+    }
+  }
   Out = std::move(*Run);
   return {};
 }
 
+/// The project the script belongs to, found as Ruff and Pyright find it: the nearest folder
+/// above the script with a pyproject.toml, setup.py, setup.cfg or .git; else the script's folder.
+/// Its files are the user's code: their lines count, their frames locate events.
+std::string projectRoot(const std::string &ScriptReal) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(ScriptReal);
+  for (llvm::StringRef D = Dir; !D.empty(); D = llvm::sys::path::parent_path(D)) {
+    for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"}) {
+      llvm::SmallString<256> P(D);
+      llvm::sys::path::append(P, Marker);
+      if (llvm::sys::fs::exists(P))
+        return D.str();
+    }
+    if (D == llvm::sys::path::root_path(D))
+      break;
+  }
+  return Dir.str();
+}
+
+/// How the run ended, for the summary and the exit status.
+struct Ending {
+  bool ScriptFailed = false; // an uncaught exception, a non-zero exit, a kill
+  bool TracerStopped = false;
+  bool Interrupted = false;
+  std::string Line; // one line saying which
+};
+
+Ending describeEnding(const RuntimeRun &Run, const Waited &W) {
+  Ending E;
+  auto Where = [](const std::string &File, uint32_t Line) {
+    return File.empty() ? std::string() : " at " + File + ":" + std::to_string(Line);
+  };
+  if (W.Killed) {
+    E.TracerStopped = true;
+    E.Line = "the script did not stop at --timeout and was killed; the evidence is what it had recorded by then";
+  } else if (Run.Stop) {
+    E.TracerStopped = true;
+    E.Line = "the run was stopped by torchlint, not by the script: the virtual device cannot model " +
+             Run.Stop->What + Where(Run.Stop->File, Run.Stop->Line) + " (" + Run.Stop->Message + ")";
+  } else if (Run.Stopped == "interrupted" || (WIFSIGNALED(W.Status) && WTERMSIG(W.Status) == SIGINT)) {
+    E.Interrupted = true;
+    E.Line = "interrupted (Ctrl-C): the verdicts cover what ran until then";
+  } else if (Run.Stopped == "terminated" || WIFSIGNALED(W.Status)) {
+    E.ScriptFailed = true;
+    E.Line = WIFSIGNALED(W.Status) ? "the script was killed by signal " + std::to_string(WTERMSIG(W.Status))
+                                   : "the script was terminated (SIGTERM)";
+  } else if (Run.Stopped == "exception") {
+    E.ScriptFailed = true;
+    E.Line = "the script failed with " + Run.Exception;
+  } else if (Run.ExitCode && *Run.ExitCode != 0) {
+    E.ScriptFailed = true;
+    E.Line = "the script exited with status " + std::to_string(*Run.ExitCode);
+  } else if (Run.Stopped.empty()) {
+    E.ScriptFailed = true;
+    E.Line = "the script ended without the tracer's last word (exit status " +
+             std::to_string(WIFEXITED(W.Status) ? WEXITSTATUS(W.Status) : -1) + ")";
+  }
+  return E;
+}
+
 /// The run's summary, on stderr so that stdout stays a clean report in every format. Returns
 /// the number of findings with each verdict.
-std::map<VerdictKind, unsigned> summarize(const std::vector<FileOutcome> &Outcomes, const RuntimeRun &Run,
-                                          const std::string &Script, const std::string &Tracer) {
-  std::map<VerdictKind, unsigned> Count;
+std::map<std::string, unsigned> summarize(const std::vector<FileOutcome> &Outcomes, const RuntimeRun &Run,
+                                          const Ending &End, const std::string &Script,
+                                          const std::string &Tracer, unsigned MaxSteps) {
+  std::map<std::string, unsigned> Count;
   for (const auto &FO : Outcomes)
     for (const auto &D : FO.Diagnostics)
       if (D.Verdict)
-        ++Count[D.Verdict->Kind];
+        ++Count[std::string(verdictName(D.Verdict->Kind))];
+  std::string Stopped = Run.Stopped.empty() ? "killed" : Run.Stopped;
   llvm::errs() << llvm::formatv("torchlint confirm: ran {0} under torch {1}{2}: {3} optimizer step(s), stopped: {4}, "
                                 "{5:f1} s\n",
                                 Script, Run.Torch,
                                 Run.VirtualCuda ? " with " + std::to_string(Run.VirtualCuda) + " virtual CUDA device(s)"
                                                 : std::string(),
-                                Run.Steps, Run.Stopped, Run.ElapsedS);
+                                Run.Steps, Stopped, Run.ElapsedS);
   llvm::errs() << "torchlint confirm: tracer " << Tracer << "\n";
-  if (!Run.Exception.empty())
-    llvm::errs() << "torchlint confirm: the run ended with " << Run.Exception << "\n";
+  if (Run.MaxStepsReached)
+    llvm::errs() << "torchlint confirm: the training loop's DataLoader stopped after --max-steps " << MaxSteps
+                 << "; the code after the loop ran\n";
+  if (Run.Children)
+    llvm::errs() << "torchlint confirm: " << Run.Children << " DataLoader worker process(es) traced\n";
+  if (!End.Line.empty())
+    llvm::errs() << "torchlint confirm: " << End.Line << "\n";
+  if (Run.ExitCode && !End.TracerStopped)
+    llvm::errs() << "torchlint confirm: the script's exit status: " << *Run.ExitCode << "\n";
   if (!Run.Note.empty())
     llvm::errs() << "torchlint confirm: note: " << Run.Note << "\n";
-  llvm::errs() << llvm::formatv("torchlint confirm: {0} confirmed, {1} not reproduced, {2} not reached, {3} runtime-only\n",
-                                Count[VerdictKind::Confirmed], Count[VerdictKind::NotReproduced],
-                                Count[VerdictKind::NotReached], Count[VerdictKind::RuntimeOnly]);
+  llvm::errs() << llvm::formatv("torchlint confirm: {0} confirmed, {1} not reproduced, {2} not reached, {3} not "
+                                "checkable, {4} runtime-only\n",
+                                Count["confirmed"], Count["not-reproduced"], Count["not-reached"],
+                                Count["not-checkable"], Count["runtime-only"]);
   return Count;
 }
 
@@ -284,9 +442,10 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   Options O;
   if (std::string Err = parseOptions(Argc, Argv, O); Err == "help") {
     llvm::outs() << "usage: torchlint confirm [--virtual-cuda N] [--max-steps K] [--timeout S] [--format F] [-o FILE]\n"
-                    "                         -- python SCRIPT ARGS\n"
+                    "                         -- python [PYTHON OPTIONS] SCRIPT ARGS\n"
                     "Runs SCRIPT under torchlint's tracer and gives every finding a verdict: confirmed,\n"
-                    "not-reproduced or not-reached (docs/confirm.md). Exit 1 when any finding is confirmed.\n";
+                    "not-reproduced, not-reached or not-checkable (docs/confirm.md). Exit 1 when any finding\n"
+                    "is confirmed, 2 when the script failed or torchlint stopped the run, 130 after Ctrl-C.\n";
     return ExitClean;
   } else if (!Err.empty()) {
     return fail(Err);
@@ -305,12 +464,13 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   llvm::sys::fs::current_path(CwdBuf);
   std::string Cwd = realPath(std::string(CwdBuf));
   std::string ScriptReal = realPath(C.Script);
-  std::string Root(llvm::sys::path::parent_path(ScriptReal));
+  std::string Root = projectRoot(ScriptReal);
 
   StaticPass Static(Reg);
   Static.lint(C.Script, ScriptReal);
   RuntimeRun Run;
-  if (std::string Err = trace(C, O, Tracer, Root, Run); !Err.empty())
+  Waited W;
+  if (std::string Err = trace(C, O, Tracer, Root, Run, W); !Err.empty())
     return fail(Err);
   std::vector<std::string> More;
   for (const auto &[File, Lines] : Run.Coverage)
@@ -335,12 +495,17 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   }
   for (const auto &E : Static.Errors)
     llvm::WithColor::warning(llvm::errs(), "torchlint") << E << "\n";
-  std::map<VerdictKind, unsigned> Count = summarize(Static.Outcomes, Run, C.Script, Tracer);
+  Ending End = describeEnding(Run, W);
+  auto Count = summarize(Static.Outcomes, Run, End, C.Script, Tracer, O.MaxSteps);
   ReportOptions RO;
   RO.Version = TORCHLINT_PROBE_VERSION;
   writeReport(*Fmt, *OS, Static.Outcomes, Reg, RO);
   OS->flush();
-  return Count[VerdictKind::Confirmed] + Count[VerdictKind::RuntimeOnly] ? ExitConfirmed : ExitClean;
+  if (End.Interrupted)
+    return ExitInterrupted;
+  if (Count["confirmed"] + Count["runtime-only"])
+    return ExitConfirmed;
+  return End.ScriptFailed || End.TracerStopped ? ExitCannotRun : ExitClean;
 }
 
 } // namespace torchlint::probe

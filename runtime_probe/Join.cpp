@@ -1,5 +1,6 @@
 // Matches runtime events to static findings: a finding is confirmed by an event of a kind
-// that is evidence for its code at one of its lines; otherwise its lines ran or never did.
+// that is evidence for its code at one of its lines (or where the event's tensors were
+// created); otherwise its lines ran or never did, or no run can show it (not-checkable).
 #include "Join.h"
 
 #include "lint/Linter.h"
@@ -38,6 +39,12 @@ const std::vector<KindCodes> &kinds() {
        "`torch.load` without `map_location` restored tensors to the device they were saved from"},
       {"optimizer-state-device", {"TL303"}, "TLR303", Severity::Error,
        "optimizer state was on another device than its parameters at `step()`"},
+      {"invalid-device", {"TL106", "TL107"}, "TLR106", Severity::Error,
+       "a device this machine does not have, or no device at all, was asked for when the program ran"},
+      {"cuda-in-worker", {"TL108"}, "TLR108", Severity::Error,
+       "CUDA was used in a forked DataLoader worker when the program ran"},
+      {"parameter-not-leaf", {"TL601"}, "TLR601", Severity::Error,
+       "a module attribute got a non-leaf tensor instead of a parameter when the program ran"},
   };
   return K;
 }
@@ -55,11 +62,36 @@ template <typename Opt, typename T> T orElse(const Opt &O, T Default) { return O
 bool covers(const RuntimeEvent &E, const std::string &File, uint32_t First, uint32_t Last) {
   if (E.File == File && E.Line >= First && E.Line <= Last)
     return true;
-  for (const auto &[F, L] : E.Related)
-    if (F == File && L >= First && L <= Last)
-      return true;
+  for (const auto *List : {&E.Related, &E.Origins})
+    for (const auto &[F, L] : *List)
+      if (F == File && L >= First && L <= Last)
+        return true;
   return false;
 }
+
+// Rules whose bug no run shows, and why: the verdict says so instead of "not-reproduced",
+// which would tell the user that nothing went wrong.
+struct Unobservable {
+  std::string_view Code, Why;
+};
+constexpr Unobservable Unobservables[] = {
+    {"TL101", "a discarded `.to()` changes nothing a run can see; where the tensor is used on the wrong "
+              "device, the run reports that mismatch (TL102/TLR102) at the line that uses it"},
+    {"TL105", "a hard-coded CUDA device works wherever CUDA exists, the virtual device included; it fails "
+              "only on a machine without CUDA"},
+    {"TL109", "MPS is not modelled"},
+    {"TL202", "whether a copy overlaps with compute is not measured"},
+    {"TL203", "synchronisation costs are not measured"},
+    {"TL304", "what a checkpoint may unpickle is a security property, not a behaviour of this run"},
+    {"TL305", "which keys a non-strict load skipped is not recorded"},
+    {"TL306", "saving a whole module works; the cost is in loading it elsewhere"},
+    {"TL401", "a design advice, not a behaviour of one run"},
+    {"TL402", "which GPU each rank lands on needs several processes on several GPUs"},
+    {"TL403", "NCCL is not run (the virtual device uses Gloo, which accepts CPU tensors)"},
+    {"TL701", "a deprecation, not a behaviour of this run"},
+};
+
+Verdict notCheckable(std::string Why) { return Verdict{VerdictKind::NotCheckable, std::move(Why), std::nullopt}; }
 
 TextRange lineRange(const SourceFile &F, uint32_t Line1) {
   uint32_t L = Line1 - 1;
@@ -85,6 +117,27 @@ std::string_view runtimeOnlyCode(std::string_view Kind) {
   return K ? K->RuntimeOnly : std::string_view();
 }
 
+std::string_view whyNotCheckable(std::string_view Code) {
+  for (const auto &K : kinds())
+    if (std::find(K.Codes.begin(), K.Codes.end(), Code) != K.Codes.end())
+      return {};
+  for (const auto &U : Unobservables)
+    if (U.Code == Code)
+      return U.Why;
+  if (Code.substr(0, 3) == "TL0")
+    return "a finding about the source, not about what it does";
+  return "no runtime event is evidence for this rule";
+}
+
+
+void mergeChild(RuntimeRun &Into, RuntimeRun &&Child) {
+  for (auto &[File, Lines] : Child.Coverage)
+    Into.Coverage[File].insert(Lines.begin(), Lines.end());
+  for (auto &E : Child.Events)
+    Into.Events.push_back(std::move(E));
+  ++Into.Children;
+}
+
 llvm::Expected<RuntimeRun> parseRuntimeRun(llvm::StringRef Text) {
   auto V = json::parse(Text);
   if (!V)
@@ -107,6 +160,17 @@ llvm::Expected<RuntimeRun> parseRuntimeRun(llvm::StringRef Text) {
   R.Python = Str(*O, "python");
   R.Note = Str(*O, "note");
   R.Steps = static_cast<unsigned>(orElse(O->getInteger("steps"), 0));
+  if (auto C = O->getInteger("exit_code"))
+    R.ExitCode = static_cast<int>(*C);
+  R.MaxStepsReached = orElse(O->getBoolean("max_steps_reached"), false);
+  if (const json::Object *T = O->getObject("tracer_stop")) {
+    TracerStop S;
+    S.What = Str(*T, "what");
+    S.Message = Str(*T, "message");
+    S.File = Str(*T, "file");
+    S.Line = static_cast<uint32_t>(orElse(T->getInteger("line"), 0));
+    R.Stop = std::move(S);
+  }
   R.ElapsedS = orElse(O->getNumber("elapsed_s"), 0.0);
   R.VirtualCuda = static_cast<int>(orElse(O->getInteger("virtual_cuda"), 0));
   if (const json::Object *Ex = O->getObject("exception")) {
@@ -135,12 +199,13 @@ llvm::Expected<RuntimeRun> parseRuntimeRun(llvm::StringRef Text) {
       if (auto C = E->getNumber("cost_ms"))
         Ev.CostMs = *C;
       Ev.Failed = orElse(E->getBoolean("failed"), false) || bool(E->getString("error"));
-      if (const json::Array *Rel = E->getArray("related"))
-        for (const json::Value &P : *Rel)
-          if (const json::Array *Pair = P.getAsArray(); Pair && Pair->size() == 2)
-            if (auto F = (*Pair)[0].getAsString())
-              if (auto L = (*Pair)[1].getAsInteger())
-                Ev.Related.emplace_back(F->str(), static_cast<uint32_t>(*L));
+      for (auto [Key, List] : {std::pair{"related", &Ev.Related}, std::pair{"origins", &Ev.Origins}})
+        if (const json::Array *Rel = E->getArray(Key))
+          for (const json::Value &P : *Rel)
+            if (const json::Array *Pair = P.getAsArray(); Pair && Pair->size() == 2)
+              if (auto F = (*Pair)[0].getAsString())
+                if (auto L = (*Pair)[1].getAsInteger())
+                  List->emplace_back(F->str(), static_cast<uint32_t>(*L));
       if (Ev.Kind.empty() || Ev.File.empty() || Ev.Line == 0)
         return Bad("an event without kind, file or line");
       R.Events.push_back(std::move(Ev));
@@ -181,6 +246,8 @@ void joinRun(std::vector<FileOutcome> &Files, const std::vector<std::string> &Re
           for (uint32_t L = First; L <= Last && !Ran; ++L)
             Ran = Cov->second.count(L) > 0;
         V.Kind = Ran ? VerdictKind::NotReproduced : VerdictKind::NotReached;
+        if (std::string_view Why = whyNotCheckable(D.Code); !Why.empty())
+          V = notCheckable(std::string(Why) + (Ran ? " (its lines ran)" : " (its lines never ran)"));
       }
       D.Verdict = std::move(V);
     }

@@ -20,18 +20,31 @@ struct RuntimeEvent {
   std::string File; // real path
   uint32_t Line = 0; // 1-based
   std::vector<std::pair<std::string, uint32_t>> Related; // outer user frames, related calls
+  std::vector<std::pair<std::string, uint32_t>> Origins; // where the user's code created its tensors
   std::string Evidence;
   std::optional<double> CostMs; // per optimizer step
   bool Failed = false;          // the event is an error the program hit
 };
 
+/// Where and why the tracer or the virtual device, not the script, stopped the run.
+struct TracerStop {
+  std::string What, Message, File; // What: "`aten::x`, which has no CPU kernel"
+  uint32_t Line = 0;
+};
+
 struct RuntimeRun {
   bool Started = false;
-  std::string Stopped; // finished, max-steps, timeout, exception, exit
+  // finished, max-steps, timeout, exception, exit, tracer, interrupted, terminated; empty when
+  // the interpreter was killed before it could say
+  std::string Stopped;
   std::string Error;   // why the script could not be run
   std::string Torch, Python, Note;
   std::string Exception; // "RuntimeError: ... (file:line)", when one ended the run
   unsigned Steps = 0;
+  std::optional<int> ExitCode; // the script's own exit status, where it got to one
+  std::optional<TracerStop> Stop;
+  bool MaxStepsReached = false; // the training loop's DataLoader stopped at --max-steps
+  unsigned Children = 0;        // child processes (DataLoader workers) whose events were merged
   double ElapsedS = 0;
   int VirtualCuda = 0;
   std::map<std::string, std::set<uint32_t>> Coverage; // real path -> lines that ran
@@ -40,6 +53,12 @@ struct RuntimeRun {
 
 /// Reads the tracer's JSON; an Error for anything that is not its shape.
 llvm::Expected<RuntimeRun> parseRuntimeRun(llvm::StringRef Text);
+/// Adds what a child process recorded (its own file, the same shape) to \p Into.
+void mergeChild(RuntimeRun &Into, RuntimeRun &&Child);
+
+/// Why no run can confirm or refute a finding of \p Code (not-checkable), or "" when some
+/// runtime event is evidence for it.
+std::string_view whyNotCheckable(std::string_view Code);
 
 /// The rule codes an event kind is evidence for (how new rules plug in).
 const std::vector<std::string_view> &codesConfirmedBy(std::string_view Kind);

@@ -120,4 +120,20 @@ std::string fixOnce(const std::string &Source, const std::string &Code, std::opt
   return Out;
 }
 
+const std::string &torchPython() {
+  static const std::string P = [] {
+    std::vector<std::string> Candidates;
+    if (const char *E = std::getenv("TORCHLINT_TEST_PYTHON"))
+      Candidates.push_back(E);
+    Candidates.push_back("/usr/bin/python3");
+    for (const auto &C : Candidates) {
+      std::vector<llvm::StringRef> Argv = {C, "-c", "import torch"};
+      if (llvm::sys::ExecuteAndWait(C, Argv, {}, {}, 120) == 0)
+        return C;
+    }
+    return std::string();
+  }();
+  return P;
+}
+
 } // namespace torchlint::test

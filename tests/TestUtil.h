@@ -39,4 +39,8 @@ void writeFile(const std::string &Path, const std::string &Text);
 /// A fresh empty temporary folder, removed at exit.
 std::string tempDir();
 
+/// A Python that imports torch: $TORCHLINT_TEST_PYTHON, else Debian's /usr/bin/python3 (the
+/// first python3 on PATH may be another one without torch); empty when there is none.
+const std::string &torchPython();
+
 } // namespace torchlint::test

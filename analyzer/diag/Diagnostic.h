@@ -48,6 +48,7 @@ enum class VerdictKind : uint8_t {
   NotReproduced, // its lines ran and nothing went wrong
   NotReached,    // its lines never ran
   RuntimeOnly,   // a runtime event no static finding predicted (a TLR pseudo code)
+  NotCheckable,  // no run can show it (a rule about code, not about what happens); the evidence says why
 };
 inline std::string_view verdictName(VerdictKind K) {
   switch (K) {
@@ -59,6 +60,8 @@ inline std::string_view verdictName(VerdictKind K) {
     return "not-reached";
   case VerdictKind::RuntimeOnly:
     return "runtime-only";
+  case VerdictKind::NotCheckable:
+    return "not-checkable";
   }
   return "not-reached";
 }

@@ -20,24 +20,6 @@ namespace {
 
 const std::string Scripts = std::string(TORCHLINT_SOURCE_DIR) + "/tests/probe/scripts/";
 
-/// A Python that imports torch: $TORCHLINT_TEST_PYTHON, else Debian's /usr/bin/python3
-/// (the first python3 on PATH may be another one without torch).
-const std::string &torchPython() {
-  static const std::string P = [] {
-    std::vector<std::string> Candidates;
-    if (const char *E = std::getenv("TORCHLINT_TEST_PYTHON"))
-      Candidates.push_back(E);
-    Candidates.push_back("/usr/bin/python3");
-    for (const auto &C : Candidates) {
-      std::vector<llvm::StringRef> Argv = {C, "-c", "import torch"};
-      if (llvm::sys::ExecuteAndWait(C, Argv, {}, {}, 120) == 0)
-        return C;
-    }
-    return std::string();
-  }();
-  return P;
-}
-
 /// Runs torchlint with a clean environment plus \p Env; CUDA is hidden from the script so
 /// that the expectations hold on a machine with a GPU too.
 RunResult run(const std::vector<std::string> &Args, std::vector<std::string> Env = {}) {

@@ -20,6 +20,11 @@ MISMATCH_TEXT = ("Expected all tensors to be on the same device", "should be the
                  "Input type (torch.cuda")
 DTYPE_TEXT = ("expected scalar type", "must have the same dtype", "expected m1 and m2 to have the same dtype",
               "Found dtype")
+# Errors of an op that are evidence of their own kind: a device index the machine lacks, and
+# CUDA touched in a forked DataLoader worker.
+OTHER_TEXT = (("invalid device ordinal", "invalid-device"), ("Invalid device string", "invalid-device"),
+              ("Cannot re-initialize CUDA in forked subprocess", "cuda-in-worker"))
+ORIGIN = "_torchlint_origin"
 
 
 class StopRun(BaseException):
@@ -45,6 +50,21 @@ class Recorder:
         self.stale_step = None
         self.names = {}
         self.real_cuda = False
+        self.max_steps_reached = False  # the training loop was ended at --max-steps
+        self.live_loaders = []  # ids of DataLoaders being iterated
+        self.child = None  # "worker" in a forked DataLoader worker
+        self.here = os.path.dirname(os.path.abspath(__file__))
+        self.overrides_file = os.path.abspath(torch.overrides.__file__)
+
+    def enter_child(self, role):
+        """In a forked child: record only what happens here (the parent has the rest)."""
+        self.child = role
+        self.events = []
+        self.transfers = {}
+        self.factories = {}
+        self.coverage = {}
+        if self.virtual:
+            self.virtual.forked = True
 
     # --- frames ----------------------------------------------------------------------------
     def is_user(self, filename):
@@ -75,15 +95,19 @@ class Recorder:
             f = f.f_back
         return out
 
+    def caller(self, frame):
+        """The first frame outside the tracer and torch.overrides: the code that made the call
+        the tracer intercepted."""
+        f = frame
+        while f is not None and (os.path.dirname(os.path.abspath(f.f_code.co_filename)) == self.here or
+                                 os.path.abspath(f.f_code.co_filename) == self.overrides_file):
+            f = f.f_back
+        return f
+
     def called_from_user(self, frame):
         """Whether the code that made the call the tracer intercepted is the user's own (not
         PyTorch's, e.g. DistributedDataParallel building its buffers inside forward)."""
-        here = os.path.dirname(os.path.abspath(__file__))
-        overrides = os.path.abspath(torch.overrides.__file__)
-        f = frame
-        while f is not None and (os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here or
-                                 os.path.abspath(f.f_code.co_filename) == overrides):
-            f = f.f_back
+        f = self.caller(frame)
         return f is not None and bool(self.is_user(f.f_code.co_filename))
 
     def event(self, kind, frames, evidence, **extra):
@@ -128,6 +152,8 @@ class Recorder:
 
     def dispatch(self, func, args, kwargs):
         name = self.name_of(func)
+        if self.factories and name not in MOVES:
+            self.factory_used(args)
         moving = name in MOVES and self.forward and args and isinstance(args[0], torch.Tensor)
         if moving:
             src = self.device_of(args[0])
@@ -139,11 +165,17 @@ class Recorder:
             if self.virtual:
                 r, handled = self.virtual.call(name, func, args, kwargs)
                 if not handled:
-                    r = func(*args, **kwargs)
+                    r = vcuda_mod.from_op(func, args, kwargs)
             else:
-                r = func(*args, **kwargs)
-        except (RuntimeError, TypeError) as e:
-            self.on_error(e)
+                r = vcuda_mod.from_op(func, args, kwargs)
+        except BaseException as e:
+            if not hasattr(e, "_torchlint_op"):
+                try:
+                    e._torchlint_op = name  # the op the tracer was handling, for a tracer stop
+                except AttributeError:
+                    pass
+            if isinstance(e, (RuntimeError, TypeError)):
+                self.on_error(e, args, kwargs)
             raise
         if moving and isinstance(r, torch.Tensor):
             dst = self.device_of(r)
@@ -151,11 +183,29 @@ class Recorder:
                 torch.cuda.synchronize()
             if dst != src:
                 self.on_transfer(src, dst, args[0], time.perf_counter() - t0)
-        elif name in FACTORIES and self.forward and "device" not in kwargs and isinstance(r, torch.Tensor):
-            self.on_factory(name, r)
+        elif name in FACTORIES and isinstance(r, torch.Tensor):
+            self.note_origin(r)
+            if self.forward and "device" not in kwargs:
+                self.on_factory(name, r)
+        elif args and type(r) is torch.Tensor and r is not args[0] and isinstance(args[0], torch.Tensor):
+            # Views and results of a tensor keep where it came from (`self.pe[:, :n]`).
+            o = args[0].__dict__.get(ORIGIN) if hasattr(args[0], "__dict__") else None
+            if o is not None and ORIGIN not in r.__dict__:
+                r.__dict__[ORIGIN] = o
         return r
 
-    def on_error(self, e):
+    def note_origin(self, t):
+        """Where the user's code created a tensor, so that a mismatch it takes part in later
+        (a tensor attribute that did not follow `model.to()`) is joined to that line too."""
+        f = self.caller(sys._getframe(2))
+        p = f is not None and self.is_user(f.f_code.co_filename)
+        if p:
+            try:
+                t.__dict__[ORIGIN] = (p, f.f_lineno)
+            except (AttributeError, TypeError):
+                pass
+
+    def on_error(self, e, args=(), kwargs=None):
         if getattr(e, "_torchlint_seen", False):
             return
         try:
@@ -168,15 +218,42 @@ class Recorder:
         elif any(s in text for s in DTYPE_TEXT):
             kind = "dtype-mismatch"
         else:
-            return
+            kind = next((k for s, k in OTHER_TEXT if s in text), None)
+            if kind is None:
+                return
         frames = self.user_frames(sys._getframe(1))
         if self.stale_step is not None and kind == "device-mismatch":
             # The stale optimizer state explains it; the step records it there.
             self.stale_step["error"] = text.splitlines()[0]
             return
-        self.event(kind, frames, "%s: %s" % (type(e).__name__, text.splitlines()[0]))
+        origins = []
+        if kind == "device-mismatch":
+            for t in vcuda_mod.flatten(args, vcuda_mod.flatten(kwargs or {}, [])):
+                o = t.__dict__.get(ORIGIN) if hasattr(t, "__dict__") else None
+                if o and list(o) not in origins:
+                    origins.append(list(o))
+        self.event(kind, frames, "%s: %s" % (type(e).__name__, text.splitlines()[0]), origins=origins,
+                   failed=True)
+
+    def factory_used(self, args):
+        """A factory's tensor from forward met another op: its event is evidence now (one whose
+        tensor was only moved, or never used before the run stopped, is not)."""
+        for t in vcuda_mod.flatten(args, []):
+            key = t.__dict__.pop("_torchlint_factory", None) if hasattr(t, "__dict__") else None
+            e = self.factories.get(key) if key else None
+            if e is not None:
+                e["used"] = True
 
     def on_transfer(self, src, dst, t, seconds):
+        # A factory's tensor moved to the device right away is a copy (TL201), not a tensor
+        # left off the device (TL104): its factory event is taken back.
+        made = t.__dict__.get("_torchlint_factory") if hasattr(t, "__dict__") else None
+        e = self.factories.get(made) if made else None
+        if e is not None:
+            e["count"] -= 1
+            if e["count"] == 0:
+                self.events.remove(e)
+                del self.factories[made]
         frames = self.user_frames(sys._getframe(1))
         if not frames:
             return
@@ -201,11 +278,12 @@ class Recorder:
         key = (frames[0][0], frames[0][1])
         e = self.factories.get(key)
         if e is None:
-            e = self.event("factory-in-forward", frames,
-                           "`%s` without device= made a tensor on %s inside forward of a module on %s"
-                           % (name, made, module_device), count=0)
+            evidence = ("`%s` without device= made a tensor on %s inside forward of a module on %s"
+                        % (name, made, module_device))
+            e = self.event("factory-in-forward", frames, evidence, base_evidence=evidence, count=0)
             self.factories[key] = e
         e["count"] += 1
+        r.__dict__["_torchlint_factory"] = key
 
     # --- wrappers ------------------------------------------------------------------------------
     def install(self):
@@ -225,6 +303,36 @@ class Recorder:
                 rec.forward.pop()
 
         nn.Module.__call__ = module_call
+
+        real_setattr = nn.Module.__setattr__
+
+        def module_setattr(module, name, value):
+            # `nn.Parameter(...).to(device)` outside forward: what is stored is a non-leaf
+            # tensor, not a parameter, so no optimizer will ever update it (TL601).
+            if (not rec.forward and isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter)
+                    and value.requires_grad and value.grad_fn is not None):
+                rec.on_non_leaf_attribute(module, name, value)
+            elif isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter) and not rec.forward:
+                # A plain tensor attribute (TL103): a mismatch it takes part in later is joined
+                # to this line as well as to the line of the op.
+                f = rec.caller(sys._getframe(1))
+                p = f is not None and rec.is_user(f.f_code.co_filename)
+                if p:
+                    try:
+                        value.__dict__[ORIGIN] = (p, f.f_lineno)
+                    except (AttributeError, TypeError):
+                        pass
+            return real_setattr(module, name, value)
+
+        nn.Module.__setattr__ = module_setattr
+
+        loader = torch.utils.data.DataLoader
+        real_iter = loader.__iter__
+
+        def loader_iter(self):
+            return rec.limited(self, real_iter(self))
+
+        loader.__iter__ = loader_iter
 
         for meth in ("to", "cuda", "cpu"):
             real = getattr(nn.Module, meth)
@@ -293,9 +401,41 @@ class Recorder:
         finally:
             self.stale_step = None
             self.steps += 1
-        if self.max_steps and self.steps >= self.max_steps:
+        # A loop driven by a DataLoader is ended by the loader (limited): the code after the
+        # loop (evaluation, saving, resuming) still runs. Any other loop ends the program here;
+        # so does one that keeps stepping without asking its loader for more.
+        if self.max_steps and self.steps >= self.max_steps and (
+                not self.live_loaders or self.steps >= 2 * self.max_steps + 50):
             raise StopRun("max-steps")
         return r
+
+    def limited(self, loader, it):
+        """A DataLoader's iterator that stops yielding once --max-steps optimizer steps ran and
+        one ran since its last batch: a training loop ends (each further epoch after one
+        step), while a loop that does not train (validation, `next(iter(loader))`) runs."""
+        key = id(it)
+        self.live_loaders.append(key)
+        given = self.steps
+        try:
+            while True:
+                if self.max_steps and self.steps >= self.max_steps and self.steps > given:
+                    self.max_steps_reached = True
+                    return
+                try:
+                    batch = next(it)
+                except StopIteration:
+                    return
+                given = self.steps
+                yield batch
+        finally:
+            self.live_loaders.remove(key)
+
+    def on_non_leaf_attribute(self, module, name, value):
+        frames = self.user_frames(sys._getframe(2))
+        fn = type(value.grad_fn).__name__
+        self.event("parameter-not-leaf", frames,
+                   "`%s.%s` was given a non-leaf tensor (made by %s), not an nn.Parameter: it is not in "
+                   "parameters(), so no optimizer updates it" % (type(module).__name__, name, fn))
 
     def on_load(self, real_load, f, map_location, args, kwargs):
         frames = self.user_frames(sys._getframe(1))
@@ -309,7 +449,21 @@ class Recorder:
                 if self.virtual:
                     return self.virtual.restore_location(storage, location, landed)
                 return default_restore(storage, location)
-        elif self.virtual and not callable(map_location):
+        elif self.virtual and callable(map_location):
+            # `lambda storage, loc: storage` keeps the CPU; `storage.cuda(i)` inside it lands
+            # on virtual device i, remembered by the storage's address as for a device.
+            vc = self.virtual
+
+            def restore(storage, location):
+                moved = []
+                with vcuda_mod.storage_moves(vc, moved):
+                    r = map_location(storage, location)
+                if r is None:
+                    return None
+                for ptr, target in moved:
+                    landed[ptr] = target
+                return r
+        elif self.virtual:
             # A device (`map_location=device`, "cuda:0") or a dict of locations: storages stay on
             # the CPU and their tensors carry the virtual device they were mapped to.
             vc = self.virtual
@@ -332,6 +486,8 @@ class Recorder:
                            % (type(e).__name__, str(e).splitlines()[0]), map_location=False,
                            locations=locations, failed=True)
             raise
+        if map_location is not None and not callable(map_location) and self.virtual and not landed:
+            pass
         if map_location is not None and landed:
             for t in vcuda_mod.collect(obj, []):
                 d = landed.get(t.storage().data_ptr())
