@@ -151,7 +151,8 @@ public:
     // statement or an assignment.
     static const KindSet Visible = [] {
       KindSet K;
-      for (std::string_view Kind : {"call", "binary_operator", "expression_statement", "assignment", "decorator"})
+      for (std::string_view Kind :
+           {"call", "binary_operator", "expression_statement", "assignment", "decorator", "function_definition"})
         K.add(Kind);
       return K;
     }();

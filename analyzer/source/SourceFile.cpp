@@ -7,7 +7,11 @@
 
 namespace torchlint {
 
-SourceFile::SourceFile(std::string P, std::string T) : Path(std::move(P)), Text(std::move(T)) {}
+static bool testPath(std::string_view P);
+
+SourceFile::SourceFile(std::string P, std::string T) : Path(std::move(P)), Text(std::move(T)) {
+  TestModule = testPath(Path);
+}
 
 void SourceFile::indexLines() const {
   LineStarts.reserve(Text.size() / 32 + 1);
@@ -172,8 +176,7 @@ bool SourceFile::usesCrlf() const {
   return Pos != std::string::npos && Pos > 0 && Text[Pos - 1] == '\r';
 }
 
-bool SourceFile::testModule() const {
-  std::string_view P = Path;
+static bool testPath(std::string_view P) {
   size_t Slash = P.find_last_of("/\\");
   std::string_view Name = Slash == std::string_view::npos ? P : P.substr(Slash + 1);
   auto Ends = [&](std::string_view S) { return Name.size() >= S.size() && Name.substr(Name.size() - S.size()) == S; };

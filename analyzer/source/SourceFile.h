@@ -33,7 +33,7 @@ public:
   /// Whether the file is a test module by its name (`test_*.py`, `*_test.py`, `conftest.py`) or
   /// its folder (`tests/`, `test/`, `testing/`):
   /// tests misuse devices on purpose (GPU-gated, mocked) and run their toys on the CPU.
-  bool testModule() const;
+  bool testModule() const { return TestModule; }
   std::string_view text() const { return Text; }
   uint32_t size() const { return static_cast<uint32_t>(Text.size()); }
   uint32_t lineCount() const { return static_cast<uint32_t>(lines().size()); }
@@ -76,6 +76,7 @@ private:
   void indexWide() const;
 
   std::string Path;
+  bool TestModule = false; // testModule(), read off the path once
   std::string Text;
   mutable std::once_flag Indexed;
   mutable std::vector<uint32_t> LineStarts;

@@ -76,7 +76,10 @@ public:
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
     bool Forward = M.inRole(N.Scope, RoleForward);
-    if (Forward ? M.testToyClass(N.Scope) : !libraryCode(N, Ctx))
+    if (Forward && M.testToyClass(N.Scope))
+      return;
+    // Outside forward, only code in a function (decided last: most nodes meet no factory).
+    if (!Forward && M.enclosingFunction(N.Scope) < 0)
       return;
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const NodeText &Text = Ctx.text();
@@ -87,10 +90,22 @@ public:
       Operands = {field(N.Node, "left"), field(N.Node, "right")};
     } else {
       const CallFacts *Facts = Ctx.call(N.Node);
-      if (!Facts || Facts->args().HasSplat)
+      if (!Facts)
+        return;
+      // Decided before the arguments are read, which costs more: a join, a pairwise op, a
+      // tensor method that meets another tensor, or (in forward) a submodule.
+      torch::Api Kind = Facts->api().Kind;
+      if (Kind != torch::Api::Join && Kind != torch::Api::Pairwise && Kind != torch::Api::Where) {
+        if (!Facts->Qualified.empty())
+          return;
+        const auto &P = Ctx.calleeAttribute(N.Node);
+        bool Meets = P && (torch::methodIs(P->Name, torch::PairwiseMethod) || P->Name == "index_select");
+        if (!Meets && !Forward)
+          return;
+      }
+      if (Facts->args().HasSplat)
         return;
       const CallArgs &A = Facts->args();
-      torch::Api Kind = Facts->api().Kind;
       if (Kind == torch::Api::Join && !A.Positional.empty() &&
           (is(A.Positional[0], "list") || is(A.Positional[0], "tuple")))
         Operands = namedChildren(A.Positional[0]);
@@ -100,7 +115,7 @@ public:
         Operands = {A.Positional[1], A.Positional[2]};
       else if (Facts->Qualified.empty() && is(Facts->Callee, "attribute") && pairwiseMethod(Facts->Callee, A, Text))
         Operands = pairwiseMethod(Facts->Callee, A, Text).value();
-      else if (Facts->Qualified.empty()) {
+      else if (Facts->Qualified.empty() && Forward) {
         // A submodule fed the factory's result: `self.embed(torch.arange(n))`.
         const flow::Value *Mod = F->valueOf(A.Callee);
         if (!Mod || Mod->Kind != flow::ValueKind::Module || Mod->has(flow::FlagParamless) ||
@@ -124,7 +139,7 @@ public:
       else if (V->has(flow::FlagInput) && V->Dev.Kind != flow::DeviceKind::Cpu && ts_node_is_null(Met))
         Met = O;
     }
-    if (Factory && !ts_node_is_null(Met))
+    if (Factory && !ts_node_is_null(Met) && (Forward || libraryCode(N, Ctx)))
       report(*F, *Factory, Ctx, Forward ? TSNode{} : Met);
   }
 

@@ -104,9 +104,9 @@ class HardcodedCuda final : public Rule {
 public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
-  std::vector<std::string_view> nodeKinds() const override {
-    return {"call", "default_parameter", "typed_default_parameter"};
-  }
+  // Function definitions for their parameters' defaults (a parameter list can be an inert
+  // subtree the walk skips; the definition around it cannot).
+  std::vector<std::string_view> nodeKinds() const override { return {"call", "function_definition"}; }
   std::vector<FileWide> fileWideReads() const override {
     // Whether the file chooses a device (a device-named variable, parameter or function) and
     // how many placements it hardcodes (each spells `cuda`) decide what is reported: an edit
@@ -121,13 +121,12 @@ public:
   /// chooses a device gets one finding, with the count of the others.
   /// `def train(model, device="cuda")`: the default is a placement every caller that omits
   /// the argument gets, not the place that chooses the device.
-  static void defaultParameter(const NodeRef &N, RuleContext &Ctx) {
-    if (N.Flags & FlagCudaGuarded)
-      return;
-    TSNode Name = field(N.Node, "name"), Value = field(N.Node, "value");
+  static void defaultParameter(const Parameter &P, RuleContext &Ctx) {
+    TSNode Name = P.Name, Value = P.Default;
     if (!is(Name, "identifier") || !is(Value, "string") || !torch::namesDevice(Ctx.text()(Name)))
       return;
-    if (Ctx.model().inRole(N.Scope, RoleDataWorker) || !plainCuda(torch::spelledDevice(Value, Ctx.model())))
+    const SemanticModel &M = Ctx.model();
+    if (M.inRole(M.scopeAt(Value), RoleDataWorker) || !plainCuda(torch::spelledDevice(Value, M)))
       return;
     // A module of a `cuda` package (`torch/cuda/random.py`: `get_rng_state(device="cuda")`) is
     // CUDA's own API.
@@ -159,7 +158,9 @@ public:
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (!is(N, "call")) {
-      defaultParameter(N, Ctx);
+      if (!(N.Flags & FlagCudaGuarded))
+        for (const Parameter &P : parametersOf(N.Node))
+          defaultParameter(P, Ctx);
       return;
     }
     if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))
