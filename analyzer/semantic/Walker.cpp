@@ -637,7 +637,10 @@ private:
         bool Compound = Name == "if_statement" || Name == "for_statement" || Name == "while_statement" ||
                         Name == "try_statement" || Name == "with_statement" || Name == "match_statement";
         if (Name == "module" || Name == "block" || Name == "expression_statement" || Name == "assignment" ||
-            Name == "augmented_assignment" || Compound || endsWith(Name, "_definition") || endsWith(Name, "_clause"))
+            Name == "augmented_assignment" || Compound || endsWith(Name, "_definition") || endsWith(Name, "_clause") ||
+            // A parameter list reads as inert text, but its device-named defaults are where a
+            // file chooses its device (SemanticModel::choosesDevice), whatever the rules want.
+            Name == "parameters" || Name == "lambda_parameters")
           T[S] = Skip::Never;
         else if (endsWith(Name, "_statement"))
           T[S] = Skip::Statement;

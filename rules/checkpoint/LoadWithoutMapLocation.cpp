@@ -51,7 +51,7 @@ model and optimizer state dictionaries behave the same, but code that uses a loa
 directly with CUDA tensors now needs a `.to(device)`.
 
 ## When it stays silent
-The rule is opt-in (`extend-select = ["TL301"]`). On maintained code, 3 of 99 of its findings
+The rule is opt-in (`extend-select = ["TL301"]`). On maintained code, 3 of 102 of its findings
 were loads a maintainer would change: most read back a file the same test just wrote, data
 the project writes from CPU tensors (fairseq and Lightning move checkpoints to the CPU before
 saving), or feed CUDA-only code. Select it for a program that must load checkpoints saved on a

@@ -81,6 +81,29 @@ def write_json(path, obj):
     os.replace(tmp, path)
 
 
+class ModeOf:
+    """The recorder's TorchFunctionMode, entered for the script's run. A Ctrl-C that lands inside
+    PyTorch's own mode switch (`_pop_mode_temporarily`) leaves the mode stack popped already;
+    leaving the mode must not then replace the interrupt (or the script's exception) with
+    "trying to pop from empty mode stack"."""
+
+    def __init__(self, rec):
+        from . import record
+        self.mode = record.Mode(rec)
+
+    def __enter__(self):
+        self.mode.__enter__()
+        return self.mode
+
+    def __exit__(self, typ, value, tb):
+        try:
+            self.mode.__exit__(typ, value, tb)
+        except RuntimeError:
+            if typ is None:
+                raise
+        return False
+
+
 def main(argv):
     opts = parse(argv)
     # The script's output is streamed as it is written, not when a pipe's buffer fills.
@@ -178,7 +201,7 @@ def main(argv):
     sys.settrace(rec.global_trace)
     threading.settrace(rec.global_trace)
     try:
-        with record.Mode(rec):
+        with ModeOf(rec):
             runpy.run_path(script, run_name="__main__")
         out["stopped"] = "finished"
     except record.StopRun as e:
