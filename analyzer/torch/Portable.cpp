@@ -557,12 +557,11 @@ std::optional<Fix> Rewriter::run(std::vector<Note> &LeftOut) {
   std::string Head;
   if (NeedTorch)
     Head += "\nimport torch";
-  if (InsertUsed)
-    torchForm(); // sets NeedOs for a process group's form
+  std::string Choice = InsertUsed ? torchForm() : std::string(); // before NeedOs is read: it may set it
   if (NeedOs && M.importOf("os") != "os")
     Head += "\nimport os";
   if (InsertUsed)
-    Head += "\n\n" + ModuleName + " = " + torchForm();
+    Head += "\n\n" + ModuleName + " = " + Choice;
   if (!Head.empty()) {
     if (!Insert) // no imports at the top to follow: the file's first line
       Edits.push_back(Edit{{0, 0}, Head.substr(1) + "\n"});

@@ -113,8 +113,8 @@ public:
         Operands.assign(A.Positional.begin(), A.Positional.end());
       else if (Kind == torch::Api::Where && A.Positional.size() == 3)
         Operands = {A.Positional[1], A.Positional[2]};
-      else if (Facts->Qualified.empty() && is(Facts->Callee, "attribute") && pairwiseMethod(Facts->Callee, A, Text))
-        Operands = pairwiseMethod(Facts->Callee, A, Text).value();
+      else if (auto Method = Facts->Qualified.empty() ? pairwiseMethod(Facts->Callee, A, Text) : std::nullopt)
+        Operands = std::move(*Method);
       else if (Facts->Qualified.empty() && Forward) {
         // A submodule fed the factory's result: `self.embed(torch.arange(n))`.
         const flow::Value *Mod = F->valueOf(A.Callee);
