@@ -71,6 +71,14 @@ cl::opt<std::string> CacheDir("cache-dir",
                               cl::desc("Where the result cache lives (default: $TORCHLINT_CACHE_DIR, "
                                        "else .torchlint_cache in the working directory)"),
                               cl::value_desc("DIR"), cl::cat(CheckCat));
+cl::opt<std::string> ProjectRootOpt(
+    "project-root",
+    cl::desc("The root of the project whose own modules imports resolve to (default: the nearest folder "
+             "above each file with a pyproject.toml, setup.py, setup.cfg or .git)"),
+    cl::value_desc("DIR"), cl::cat(CheckCat));
+cl::opt<bool> NoProject("no-project", cl::desc("Analyse every file alone: imports of the project's own modules "
+                                               "stay unknown"),
+                        cl::cat(CheckCat));
 
 cl::opt<bool> ShowSettings("show-settings",
                            cl::desc("Show the configuration, the rules and the target PyTorch each path gets"),
@@ -174,14 +182,21 @@ bool checkStdin(ConfigResolver &Resolver, const Linter &L, CheckRun &Run) {
   bool Excluded = ForceExclude && Resolver.isExcluded(**Cfg, Name);
   Run.FixOpts.Fixable = Resolver.fixableFor(**Cfg);
   std::string Source = (*Buf)->getBuffer().str();
+  // Standard input named after a file of a project: its imports resolve as the file's would.
+  Projects P(ProjectRootOpt, !NoProject && Name != "-");
+  std::optional<ProjectIndex::FileView> View;
+  if (ProjectIndex *Index = P.forFile(Name))
+    View.emplace(*Index, Name);
+  FixOptions Opts = Run.FixOpts;
+  Opts.Project = View ? &*View : nullptr;
   if (!Fixing) {
     if (!Excluded) {
-      Run.Outcomes.push_back(lintSource(Name, Source, L, Resolver.settingsFor(**Cfg, Name)));
+      Run.Outcomes.push_back(lintSource(Name, Source, L, Resolver.settingsFor(**Cfg, Name), Opts.Project));
       narrowFixes(Run.Outcomes.back().Diagnostics, Run.FixOpts);
     }
     return true;
   }
-  Run.Fixed.push_back(Excluded ? FixedFile{} : fixSource(Name, Source, L, Resolver.settingsFor(**Cfg, Name), Run.FixOpts));
+  Run.Fixed.push_back(Excluded ? FixedFile{} : fixSource(Name, Source, L, Resolver.settingsFor(**Cfg, Name), Opts));
   if (Excluded)
     Run.Fixed.back().Before = Run.Fixed.back().After = Source;
   if (FixOpt && !DiffOpt) {
@@ -206,9 +221,10 @@ void checkPaths(std::vector<std::string> Inputs, ConfigResolver &Resolver, const
   Discovery D = discoverFiles(Inputs, Resolver, ForceExclude);
   Run.Errors = std::move(D.Errors);
   unsigned J = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
+  Projects P(ProjectRootOpt, !NoProject);
   if (FixOpt || DiffOpt) {
     // The fix path reads every file and writes some: the result cache is not used.
-    Run.Fixed = fixFiles(D.Files, L, Resolver, Run.FixOpts, /*Write=*/!DiffOpt, J);
+    Run.Fixed = fixFiles(D.Files, L, Resolver, Run.FixOpts, /*Write=*/!DiffOpt, J, &P);
     for (auto &F : Run.Fixed)
       Run.Outcomes.push_back(F.Outcome);
     return;
@@ -219,7 +235,7 @@ void checkPaths(std::vector<std::string> Inputs, ConfigResolver &Resolver, const
     std::string Dir = !CacheDir.empty() ? std::string(CacheDir) : Env && *Env ? Env : ".torchlint_cache";
     Cache = ResultCache::load(Dir, toolKey(Version));
   }
-  Run.Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr);
+  Run.Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr, &P);
   if (Cache)
     if (std::string Why = Cache->save(); !Why.empty())
       llvm::WithColor::warning(llvm::errs(), "torchlint") << "cannot write the cache: " << Why << "\n";

@@ -39,6 +39,10 @@ cl::opt<unsigned> Repeat("repeat", cl::desc("Timed rounds over all phases; each 
                          cl::init(5), cl::cat(Options));
 cl::opt<unsigned> Jobs("jobs", cl::desc("Threads for the parallel phases (0: all cores)"), cl::init(0),
                        cl::cat(Options));
+cl::opt<bool> NoProject("no-project",
+                        cl::desc("Lint every file alone, as `torchlint check --no-project` does (to see what "
+                                 "project mode costs)"),
+                        cl::cat(Options));
 cl::opt<bool> Json("json", cl::desc("Print the results as JSON"), cl::cat(Options));
 cl::opt<bool> NoCachePhases("no-cache-phases", cl::desc("Skip the from-disk runs with and without the result cache"),
                             cl::cat(Options));
@@ -132,8 +136,27 @@ PassResult parseOnly(const Input &In) {
 struct Owned {
   std::vector<std::string> Texts;
   std::vector<FileOutcome> Outcomes;
+  // The projects the files belong to, as the CLI resolves them: each pass computes the module
+  // summaries it needs afresh, as one `torchlint check` run does.
+  // As the driver does (lintFiles): the corpus's own files give their summaries from their
+  // lints, and a file that asked for one not given yet is linted again at the end of the pass.
+  std::unique_ptr<Projects> P;
+  std::vector<std::optional<ProjectIndex::FileView>> Views;
   void refill(const Corpus &C) {
     release();
+    P = std::make_unique<Projects>(std::string(), !NoProject);
+    Views.clear();
+    Views.resize(C.Files.size());
+    std::map<ProjectIndex *, std::vector<std::string>> Batch;
+    for (size_t I = 0; I < C.Files.size(); ++I) {
+      ProjectIndex *Index = P->forFile(C.Files[I].Path);
+      if (!Index)
+        continue;
+      Views[I].emplace(*Index, C.Files[I].Path);
+      Batch[Index].push_back(Views[I]->path());
+    }
+    for (auto &[Index, Paths] : Batch)
+      Index->setPending(Paths);
     Outcomes.resize(C.Files.size());
     Texts.resize(C.Files.size());
     for (size_t I = 0; I < C.Files.size(); ++I)
@@ -146,11 +169,33 @@ struct Owned {
 PerFile lintWith(const Linter &L, const LintSettings &S, const Corpus &C, Owned &Fresh) {
   return [&L, &S, &C, &Fresh](const Input &In) {
     size_t I = &In - C.Files.data();
-    FileOutcome &O = Fresh.Outcomes[I] = lintSource(In.Path, std::move(Fresh.Texts[I]), L, S);
+    FileOutcome &O = Fresh.Outcomes[I] = lintSource(In.Path, std::move(Fresh.Texts[I]), L, S,
+                                                    Fresh.Views[I] ? &*Fresh.Views[I] : nullptr);
     PassResult R;
     R.Findings = O.Diagnostics.size();
     return R;
   };
+}
+
+// The end of a lint pass in project mode: the files whose lint asked for a summary not given
+// yet are linted again (serially: they are few), as lintFiles does.
+size_t secondPass(const Linter &L, const LintSettings &S, const Corpus &C, Owned &Fresh) {
+  std::set<ProjectIndex *> Indexes;
+  for (auto &V : Fresh.Views)
+    if (V)
+      Indexes.insert(&V->index());
+  for (ProjectIndex *Index : Indexes)
+    Index->setPending({});
+  size_t Findings = 0;
+  for (size_t I = 0; I < C.Files.size(); ++I) {
+    if (!Fresh.Views[I] || !Fresh.Views[I]->needsAnotherLint())
+      continue;
+    Fresh.Views[I]->reset();
+    size_t Before = Fresh.Outcomes[I].Diagnostics.size();
+    Fresh.Outcomes[I] = lintSource(C.Files[I].Path, std::string(C.Files[I].Text), L, S, &*Fresh.Views[I]);
+    Findings += Fresh.Outcomes[I].Diagnostics.size() - Before;
+  }
+  return Findings;
 }
 
 PassResult runSerial(const Corpus &C, const PerFile &F) {
@@ -266,15 +311,20 @@ std::optional<CacheFigures> measureCache(const std::vector<std::string> &Roots, 
   };
   { // Populate, untimed.
     ResultCache C = ResultCache::load(std::string(Dir), Key);
-    lintFiles(D.Files, L, Resolver, Threads, &C);
+    Projects P;
+    lintFiles(D.Files, L, Resolver, Threads, &C, &P);
     if (!C.save().empty())
       return std::nullopt;
   }
   std::vector<Measurement> Ms = measureAll(
-      {{"disk-no-cache", Threads, [&] { return Count(lintFiles(D.Files, L, Resolver, Threads)); }},
+      {{"disk-no-cache", Threads, [&] {
+          Projects P(std::string(), !NoProject);
+          return Count(lintFiles(D.Files, L, Resolver, Threads, nullptr, &P));
+        }},
        {"disk-warm-cache", Threads, [&] {
           ResultCache C = ResultCache::load(std::string(Dir), Key);
-          PassResult R = Count(lintFiles(D.Files, L, Resolver, Threads, &C));
+          Projects P(std::string(), !NoProject);
+          PassResult R = Count(lintFiles(D.Files, L, Resolver, Threads, &C, &P));
           if (!C.save().empty())
             std::exit(1);
           return R;
@@ -335,15 +385,23 @@ int main(int argc, char **argv) {
 
   auto Serial = [&](const PerFile &F) { return [&C, &F] { return runSerial(C, F); }; };
   auto Parallel = [&](const PerFile &F) { return [&Pool, Threads, &C, &F] { return runParallel(Pool, Threads, C, F); }; };
+  // A lint pass ends with the project's second look (see secondPass).
+  auto Finish = [&](std::function<PassResult()> Pass, const LintSettings &S) {
+    return [&, Pass, &S = S] {
+      PassResult R = Pass();
+      R.Findings += secondPass(L, S, C, Fresh);
+      return R;
+    };
+  };
   PerFile Parse = parseOnly;
   auto Refill = [&] { Fresh.refill(C); };
   auto Release = [&] { Fresh.release(); }; // the parse runs beside no lint's outcomes
   std::vector<Measurement> Ms = measureAll({{"parse", 1, Serial(Parse), Release},
-                                            {"lint-default", 1, Serial(LintDefault), Refill},
-                                            {"lint-all", 1, Serial(LintAll), Refill},
+                                            {"lint-default", 1, Finish(Serial(LintDefault), Default), Refill},
+                                            {"lint-all", 1, Finish(Serial(LintAll), All), Refill},
                                             {"parse", Threads, Parallel(Parse), Release},
-                                            {"lint-default", Threads, Parallel(LintDefault), Refill},
-                                            {"lint-all", Threads, Parallel(LintAll), Refill}},
+                                            {"lint-default", Threads, Finish(Parallel(LintDefault), Default), Refill},
+                                            {"lint-all", Threads, Finish(Parallel(LintAll), All), Refill}},
                                            Runs);
 
   // Results must not depend on the thread count.

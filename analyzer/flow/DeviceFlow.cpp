@@ -60,7 +60,13 @@ static std::string reason(Origin How, TSNode At) {
   return R;
 }
 
-std::string DeviceFlow::deviceReason(const Value &V) const { return reason(V.DevHow, node(V.DevAt)); }
+std::string DeviceFlow::deviceReason(const Value &V) const {
+  if (V.DevHow == Origin::Imported)
+    if (auto It = P->ImportWhy.find(V.DevAt.Index); It != P->ImportWhy.end())
+      return It->second.Before + " at line " + std::to_string(ts_node_start_point(node(V.DevAt)).row + 1) +
+             It->second.After;
+  return reason(V.DevHow, node(V.DevAt));
+}
 std::string DeviceFlow::dtypeReason(const Value &V) const { return reason(V.TypeHow, node(V.TypeAt)); }
 TSNode DeviceFlow::node(NodeMark M) const { return P->Marked[M.Index]; }
 
@@ -82,7 +88,7 @@ Note DeviceFlow::dtypeNote(TSNode Expr, const Value &V, const NodeText &Text) co
   return flowNote(Expr, node(V.TypeAt), "is " + std::string(dtypeName(V.Type)), dtypeReason(V), Text);
 }
 
-void DeviceFlow::Impl::run() {
+void DeviceFlow::Impl::prepare() {
   std::string_view Src = Text.source(); // trigger offsets are the nodes' byte offsets
   // Code that changes the default device makes every factory's device unknown.
   constexpr std::string_view SetDefault = "set_default_";
@@ -98,6 +104,11 @@ void DeviceFlow::Impl::run() {
       TopFunctions.emplace(S.Name, static_cast<int32_t>(I));
   }
   findTriggers(Src);
+}
+
+void DeviceFlow::Impl::run() {
+  prepare();
+  std::string_view Src = Text.source();
   // The module body first: its devices and DataLoaders are what functions see as globals.
   bool AnyCode = mayMatter(0, static_cast<uint32_t>(Src.size()));
   for (size_t I = 0; I < M.scopes().size(); ++I)
@@ -126,6 +137,8 @@ void DeviceFlow::Impl::analyseScope(int32_t Id) {
   F = &Fr;
   if (S.Kind == ScopeKind::Module) {
     block(Root);
+    if (KeepModule)
+      ModuleVars = Fr.S.V;
     for (auto &[K, V] : Fr.S.V)
       if ((V.Kind == ValueKind::Device || V.Kind == ValueKind::DataLoader) && K.find('.') == std::string_view::npos)
         Globals.emplace(K, V);
@@ -168,6 +181,8 @@ void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
     Value A = V;
     bool Registered = A.Kind == ValueKind::Module || (A.isTensor() && A.has(FlagInput));
     if (Registered) {
+      CF.HasState = true;
+      CF.StateUnplaced |= !A.Dev.known();
       // Parameters, buffers and submodules follow the module wherever it moves.
       A.Dev = Device::configured("self");
       A.DevHow = Origin::Attribute;

@@ -322,6 +322,10 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
                                                "range", "zip",        "list", "tuple", "enumerate", "next", "iter"};
   if (std::find(std::begin(Inert), std::end(Inert), Name) == std::end(Inert))
     escape(A, Local && !A.HasSplat ? Top->second : -1);
+  if (!Local && !M.starImports().empty() && M.project())
+    if (std::string Q = starDefinition(Name); !Q.empty())
+      if (std::optional<Value> V = projectCall(C, A, Q))
+        return *V;
   // Only what the helper builds itself is known; parameter-dependent values are not.
   return Local ? localCall(Top->second) : Value();
 }
@@ -346,18 +350,26 @@ Value DeviceFlow::Impl::nextParameter(const ArgNodes &Pos) {
 // A module class of this file constructed: on the CPU when it is built from `torch.nn` alone,
 // is told no device and does not move itself.
 Value DeviceFlow::Impl::localClassCall(TSNode C, const CallArgs &A, const ClassInfo &Cls) {
-  int32_t CI = static_cast<int32_t>(&Cls - M.classes().data());
-  Value V = make(ValueKind::Module);
-  V.DevHow = Origin::Constructed;
-  V.DevAt = mark(C);
-  V.Type = DType::Float32;
-  V.TypeHow = Origin::Constructed;
-  V.TypeAt = mark(C);
+  return moduleInstance(Cls, C, toldDevice(A));
+}
+
+bool DeviceFlow::Impl::toldDevice(const CallArgs &A) const {
   bool Told = A.HasSplat;
   for (auto &[N, KV] : A.Keywords)
     Told |= torch::mentionsDeviceWord(N) || N == "dtype";
   for (TSNode P : A.Positional)
     Told |= torch::mentionsDeviceWord(Text(P));
+  return Told;
+}
+
+Value DeviceFlow::Impl::moduleInstance(const ClassInfo &Cls, TSNode At, bool Told) {
+  int32_t CI = static_cast<int32_t>(&Cls - M.classes().data());
+  Value V = make(ValueKind::Module);
+  V.DevHow = Origin::Constructed;
+  V.DevAt = mark(At);
+  V.Type = DType::Float32;
+  V.TypeHow = Origin::Constructed;
+  V.TypeAt = mark(At);
   analyseClassInit(CI);
   bool Local = true;
   for (const std::string &B : Cls.Bases)

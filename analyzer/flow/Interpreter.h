@@ -5,6 +5,7 @@
 #pragma once
 
 #include "flow/DeviceFlow.h"
+#include "flow/Summary.h"
 #include "torch/Read.h"
 
 #include <deque>
@@ -59,6 +60,8 @@ public:
   Impl(TSNode Root, const SemanticModel &M) : Root(Root), M(M), Text(M.text()) {}
 
   void run();
+  /// What the module's top-level names are to the files that import it (Summary.cpp).
+  void summarize(ModuleSummary &Out);
 
   // The answers, one per evaluated expression (a good part of the file's nodes): their
   // nodes come from an arena, all released at once with the analysis.
@@ -78,12 +81,20 @@ public:
   }
   std::vector<char> TrainingLoop;
   std::unordered_map<const void *, OptimizerLoad> Loads; // by the `load_state_dict` call
+  // Values from the project's other modules: why each has its device, by the mark of the node
+  // where it entered this file ("returned by `make_batch` (data.py:4)").
+  struct ImportReason {
+    std::string Before, After; // around " at line N": "returned by `f`" ... ", created in data.py:4"
+  };
+  std::unordered_map<uint32_t, ImportReason> ImportWhy;
 
 private:
   struct ClassFacts {
     Vars Attrs; // "self.x" -> value in the other methods
     bool Done = false, Busy = false;
     bool InitMovesSelf = false; // `__init__` calls `self.to(...)`, `self.cuda()`...: no CPU module
+    bool HasState = false;      // `__init__` registers a parameter, buffer or submodule
+    bool StateUnplaced = false; // one of them on a device `__init__` does not show (an argument)
   };
   struct FunctionSummary {
     Value Returns;
@@ -109,6 +120,8 @@ private:
   const SemanticModel &M;
   const NodeText &Text;
   Vars Globals;
+  bool KeepModule = false; // summarising: keep what the module body leaves
+  Vars ModuleVars;
   bool FactoriesUnknown = false; // the file changes the default device
   std::unordered_map<int32_t, ClassFacts> Classes;
   std::unordered_map<std::string_view, int32_t> TopFunctions; // name -> scope
@@ -142,6 +155,7 @@ private:
   int32_t initOf(int32_t Class) const;
 
   // Scopes and summaries (DeviceFlow.cpp).
+  void prepare();
   void analyseScope(int32_t Id);
   void analyseFunction(int32_t Id, const Scope &S, Frame &Fr);
   void analyseClassInit(int32_t Class);
@@ -189,6 +203,22 @@ private:
   Value call(TSNode C);
   Value nameCall(TSNode C, const CallArgs &A);
   Value localClassCall(TSNode C, const CallArgs &A, const ClassInfo &Cls);
+  /// An instance of the module class \p Cls constructed at \p At (told a device or not).
+  Value moduleInstance(const ClassInfo &Cls, TSNode At, bool Told);
+  /// Whether a constructor's arguments tell the module where to go (`device=`, `dtype=`).
+  bool toldDevice(const CallArgs &A) const;
+
+  // The project's other modules (Project.cpp).
+  /// What the project says \p Q (a qualified name) is: its export and the module's summary.
+  std::pair<const ModuleSummary *, const Export *> projectName(std::string_view Q);
+  /// A call of a project function or module class; nullopt when the project knows nothing.
+  std::optional<Value> projectCall(TSNode C, const CallArgs &A, std::string_view Q);
+  /// A project module's constant named at \p E (`DEVICE`, `config.DEVICE`); nullopt if none.
+  std::optional<Value> projectConstant(TSNode E);
+  std::string starDefinition(std::string_view Name);
+  Value imported(const ExportedValue &X, TSNode At, ImportReason Why);
+  std::unordered_map<std::string, std::pair<const ModuleSummary *, const Export *>> ProjectNames;
+  std::deque<std::string> Interned; // names of configured devices of other modules
   Value nextParameter(const ArgNodes &Pos);
   void noteLoop(TSNode C);
 

@@ -160,6 +160,9 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
     std::string_view Q = M.importOf(Name);
     if (startsWith(Q, "torch.") && (factoryWord(lastComponent(Q)) || (Constructors && capitalized(lastComponent(Q)))))
       return true;
+    // A function of another module of the project whose summary says what it returns.
+    if (Bare && !Q.empty() && M.project() && projectName(Q).second)
+      return true;
   }
   return false;
 }

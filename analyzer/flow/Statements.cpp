@@ -485,6 +485,10 @@ Value DeviceFlow::Impl::lookup(TSNode E) {
     if (G != Globals.end())
       return G->second;
   }
+  // A device or tensor another module of the project defines (`DEVICE`, `config.DEVICE`).
+  if (M.project() && !F->Bound.count(Key.substr(0, Key.find('.'))))
+    if (std::optional<Value> V = projectConstant(E))
+      return *V;
   return {};
 }
 

@@ -85,6 +85,9 @@ Value DeviceFlow::Impl::apiCall(TSNode C, const CallArgs &A, std::string_view Q)
   if (Name == "tqdm" || Name == "enumerate")
     return Args.empty() ? Value() : Args[0];
   escape(A);
+  if (Facts.Kind == Api::None)
+    if (std::optional<Value> P = projectCall(C, A, Q))
+      return *P;
   return {};
 }
 

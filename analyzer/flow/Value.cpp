@@ -79,6 +79,8 @@ std::string_view originVerb(Origin O) {
     return "computed";
   case Origin::Config:
     return "chosen";
+  case Origin::Imported:
+    return "from another module";
   }
   return "";
 }

@@ -64,6 +64,7 @@ enum class Origin : uint8_t {
   Cast,          // `.double()`, `dtype=torch.float64`
   Derived,       // computed from other tensors
   Config,        // the place that chooses the device
+  Imported,      // from another module of the project (its summary says how)
 };
 
 /// Bits a value carries through arithmetic (joins keep a bit only when both sides have it).

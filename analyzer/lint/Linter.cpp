@@ -80,9 +80,11 @@ void Linter::finishRules(std::vector<Diagnostic> &Out, RuleContext &Ctx, const L
   }
 }
 
-std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S) const {
+std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S,
+                                     const ProjectView *Project) const {
   std::vector<Diagnostic> Out;
   SemanticModel Model(File.text());
+  Model.setProject(Project);
   TSNode Root = ts_tree_root_node(Tree);
   WalkResult W = walkFile(Root, Model, Wanted);
 
@@ -187,6 +189,8 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
       Out.push_back(std::move(D));
     }
 
+  if (Project)
+    Project->analysed(Analyses);
   sortDiagnostics(Out);
   return Out;
 }
@@ -212,11 +216,11 @@ Linter::FileWideWords Linter::fileWideWords(const LintSettings &S) const {
   return Out;
 }
 
-std::vector<Diagnostic> Linter::lint(const SourceFile &File, const LintSettings &S) const {
+std::vector<Diagnostic> Linter::lint(const SourceFile &File, const LintSettings &S, const ProjectView *Project) const {
   TreePtr T = parsePython(File.text());
   if (!T)
     return {};
-  return lint(File, T.get(), S);
+  return lint(File, T.get(), S, Project);
 }
 
 } // namespace torchlint

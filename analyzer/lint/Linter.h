@@ -22,9 +22,12 @@ public:
   explicit Linter(const Registry &R);
 
   /// Lints \p File whose tree is \p Tree. Diagnostics come sorted by position, then code.
-  std::vector<Diagnostic> lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S) const;
+  /// With \p Project, the file's imports of the project's own modules are resolved and their
+  /// summaries used; without, every other module is unknown.
+  std::vector<Diagnostic> lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S,
+                               const ProjectView *Project = nullptr) const;
   /// Parses and lints.
-  std::vector<Diagnostic> lint(const SourceFile &File, const LintSettings &S) const;
+  std::vector<Diagnostic> lint(const SourceFile &File, const LintSettings &S, const ProjectView *Project = nullptr) const;
 
   const Registry &registry() const { return Reg; }
 

@@ -239,6 +239,18 @@ void SemanticModel::addImport(std::string_view Local, std::string Qualified) {
   MemoId = nullptr; // an answer may have changed
 }
 
+void SemanticModel::addStarImport(std::string Local, std::string Qualified) {
+  if (auto It = Imports.find(Local); It != Imports.end()) {
+    addImport(It->first, std::move(Qualified)); // bound before: the key it has stays
+    return;
+  }
+  addImport(StarNames.emplace_back(std::move(Local)), std::move(Qualified));
+}
+
+bool SemanticModel::starBound(std::string_view Local) const {
+  return std::find(StarNames.begin(), StarNames.end(), Local) != StarNames.end();
+}
+
 int32_t SemanticModel::addClass(ClassInfo C) {
   Classes.push_back(std::move(C));
   return static_cast<int32_t>(Classes.size() - 1);

@@ -7,8 +7,10 @@
 
 #include "parse/Tree.h"
 #include "semantic/Bindings.h"
+#include "semantic/Project.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -111,8 +113,15 @@ public:
   /// For a dotted expression (`T.cuda.amp.autocast`) whose root name is bound to the import
   /// \p Module (`torch`): that root identifier; else a null node. A bare name has no root.
   TSNode rootImportedAs(TSNode Expr, std::string_view Module) const;
-  /// Relative imports (`from .utils import f`) are the user's own modules.
-  const std::vector<std::string> &relativeImports() const { return Relative; }
+  /// The project the file belongs to (imports of its own modules, star imports), or nullptr
+  /// for a file analysed alone.
+  const ProjectView *project() const { return Project; }
+  void setProject(const ProjectView *P) { Project = P; }
+  /// Every name an import binds, local -> qualified (relative imports made absolute where the
+  /// project names the file's module).
+  const std::unordered_map<std::string_view, std::string> &imports() const { return Imports; }
+  /// The modules `from m import *` reads (absolute), in the order of the file.
+  const std::vector<std::string> &starImports() const { return Stars; }
 
   const std::vector<Scope> &scopes() const { return Scopes; }
   const Scope &scope(int32_t Id) const { return Scopes[Id]; }
@@ -159,8 +168,12 @@ public:
   // Building (used by the walker).
   int32_t addScope(Scope S);
   void addImport(std::string_view Local, std::string Qualified);
-  void addRelativeImport(std::string Module) { Relative.push_back(std::move(Module)); }
   /// An import statement binds \p Local (relative imports too).
+  void noteStarImport(std::string Module) { Stars.push_back(std::move(Module)); }
+  /// A name `from m import *` binds (kept here: the file's text does not hold it).
+  void addStarImport(std::string Local, std::string Qualified);
+  /// Whether \p Local was bound by a star import (not one of the module's own imports).
+  bool starBound(std::string_view Local) const;
   void noteImportSite(std::string_view Local, TSNode Statement) { ImportSites.emplace_back(Local, Statement); }
   int32_t addClass(ClassInfo C);
   void setClassScope(int32_t Class, int32_t ScopeId) { Classes[Class].Scope = ScopeId; }
@@ -183,7 +196,9 @@ private:
   mutable std::string MemoName;
   bool ChoosesDevice = false;
   mutable std::vector<std::pair<std::string, bool>> WordsSeen; // textHas(): a few words
-  std::vector<std::string> Relative;
+  const ProjectView *Project = nullptr;
+  std::vector<std::string> Stars;
+  std::deque<std::string> StarNames; // the local names star imports bound, stable storage
   std::vector<Scope> Scopes;
   std::vector<ClassInfo> Classes;
   struct SelfCall {

@@ -546,14 +546,11 @@ private:
   void addImports(TSNode N, bool From) {
     std::string Base;
     TSNode Mod{};
-    bool Relative = false; // the user's own modules: nothing we resolve
     if (From) {
       Mod = field(N, "module_name");
-      Relative = is(Mod, "relative_import");
-      if (Relative)
-        M.addRelativeImport(std::string(Text(Mod)));
-      else
-        Base = std::string(Text(Mod));
+      // `from .data import f` in `pkg/train.py` imports from `pkg.data`; without a project
+      // the module is the user's own and nothing we resolve.
+      Base = is(Mod, "relative_import") ? absoluteModule(Text(Mod)) : std::string(Text(Mod));
     }
     for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
       TSNode C = ts_node_named_child(N, I);
@@ -563,6 +560,9 @@ private:
       if (is(C, "aliased_import")) {
         Name = field(C, "name");
         Alias = field(C, "alias");
+      } else if (is(C, "wildcard_import")) {
+        starImport(Base);
+        continue;
       } else if (!is(C, "dotted_name")) {
         continue;
       }
@@ -570,13 +570,61 @@ private:
       // `import torch.nn` binds `torch`.
       std::string_view Local = !ts_node_is_null(Alias) ? Text(Alias) : From ? Dotted : Dotted.substr(0, Dotted.find('.'));
       M.noteImportSite(Local, N);
-      if (Relative)
+      if (From && Base.empty())
         continue;
       if (From)
         M.addImport(Local, Base + "." + std::string(Dotted));
       else
         M.addImport(Local, std::string(ts_node_is_null(Alias) ? Local : Dotted));
     }
+  }
+
+  /// The absolute name of a relative import's module (`..utils` from `pkg.sub.train` is
+  /// `pkg.utils`), or empty when the file's own module is unknown or the dots go too far up.
+  std::string absoluteModule(std::string_view Relative) const {
+    const ProjectView *P = M.project();
+    if (!P || P->moduleName().empty())
+      return {};
+    size_t Dots = Relative.find_first_not_of('.');
+    std::string_view Rest = Dots == std::string_view::npos ? std::string_view() : Relative.substr(Dots);
+    if (Dots == std::string_view::npos)
+      Dots = Relative.size();
+    std::string_view Package = P->moduleName();
+    if (!P->isPackage()) {
+      size_t Dot = Package.rfind('.');
+      Package = Dot == std::string_view::npos ? std::string_view() : Package.substr(0, Dot);
+    }
+    for (size_t Up = 1; Up < Dots; ++Up) {
+      size_t Dot = Package.rfind('.');
+      if (Dot == std::string_view::npos)
+        return {};
+      Package = Package.substr(0, Dot);
+    }
+    if (Package.empty())
+      return std::string(Rest);
+    return Rest.empty() ? std::string(Package) : std::string(Package) + "." + std::string(Rest);
+  }
+
+  /// `from m import *`: the names the project says \p Module binds, or, for a module outside
+  /// the project, the names the file goes on to use as if it had imported them (`torch.` and
+  /// `nn.` with no import of their own can only come from there).
+  void starImport(const std::string &Module) {
+    const ProjectView *P = M.project();
+    std::vector<std::pair<std::string, std::string>> Names;
+    if (!Module.empty())
+      M.noteStarImport(Module);
+    if (P && !Module.empty())
+      Names = P->starImports(Module);
+    if (!Names.empty()) {
+      for (auto &[Local, Qualified] : Names)
+        M.addStarImport(Local, std::move(Qualified));
+      return;
+    }
+    std::string_view Src = M.text().source();
+    if (M.importOf("torch").empty() && Src.find("torch.") != std::string_view::npos)
+      M.addStarImport("torch", "torch");
+    if (M.importOf("nn").empty() && Src.find("nn.") != std::string_view::npos)
+      M.addStarImport("nn", "torch.nn");
   }
 
   /// Notes a call of `self.method` or a DataLoader's worker callbacks. Returns the offset of

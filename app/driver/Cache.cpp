@@ -15,7 +15,7 @@
 namespace torchlint {
 namespace {
 
-constexpr std::string_view Magic = "torchlint-cache 1\n";
+constexpr std::string_view Magic = "torchlint-cache 2\n";
 constexpr std::string_view FileName = "results.bin";
 
 class Writer {
@@ -94,6 +94,11 @@ void writeEntry(Writer &W, const CacheEntry &E) {
       }
     }
   }
+  W.num<uint32_t>(static_cast<uint32_t>(E.Dependencies.size()));
+  for (auto &[Path, Hash] : E.Dependencies) {
+    W.str(Path);
+    W.num(Hash);
+  }
 }
 
 bool readEntry(Reader &R, CacheEntry &E) {
@@ -132,6 +137,13 @@ bool readEntry(Reader &R, CacheEntry &E) {
       D.Fix = std::move(F);
     }
   }
+  uint32_t NDeps;
+  if (!R.count(NDeps, 4 + 8))
+    return false;
+  E.Dependencies.resize(NDeps);
+  for (auto &[Path, Hash] : E.Dependencies)
+    if (!R.str(Path) || !R.num(Hash))
+      return false;
   return true;
 }
 

@@ -23,6 +23,9 @@ struct CacheEntry {
   uint64_t ContentHash = 0;  // xxHash64 of the bytes
   uint64_t SettingsHash = 0; // settingsHash() of what it was linted with
   std::vector<Diagnostic> Diagnostics;
+  /// The project modules whose summaries the lint used (absolute path, content hash of the
+  /// text read): the result holds only while each still has that content.
+  std::vector<std::pair<std::string, uint64_t>> Dependencies;
 };
 
 /// Stable across runs: the enabled codes and the target version.

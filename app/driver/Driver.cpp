@@ -89,7 +89,8 @@ std::string invalidUtf8(const SourceFile &F) {
              : std::string();
 }
 
-FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S) {
+FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
+                       const ProjectView *Project) {
   FileOutcome O;
   O.Path = Path;
   Codec Enc;
@@ -102,12 +103,12 @@ FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, cons
     O.Error = std::move(Why);
     return O;
   }
-  O.Diagnostics = L.lint(*F, S);
+  O.Diagnostics = L.lint(*F, S, Project);
   O.Source = std::move(F);
   return O;
 }
 
-FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S) {
+FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S, const ProjectView *Project) {
   llvm::sys::fs::file_status St;
   if (!llvm::sys::fs::status(Path, St) && St.type() != llvm::sys::fs::file_type::regular_file) {
     FileOutcome O;
@@ -124,7 +125,7 @@ FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSetting
     O.Error = "cannot read: " + Text.getError().message();
     return O;
   }
-  return lintSource(Path, std::move(*Text), L, S);
+  return lintSource(Path, std::move(*Text), L, S, Project);
 }
 
 namespace {
@@ -142,14 +143,25 @@ FileOutcome fromCache(const std::string &Path, const CacheEntry &E, std::shared_
   return O;
 }
 
-/// lintPath through the cache; \p Fresh receives the entry to store, if any.
+/// Whether every module a cached result depended on still has the content it had.
+bool dependenciesCurrent(const CacheEntry &E, Projects *P) {
+  for (auto &[Path, Hash] : E.Dependencies)
+    if (!P || P->currentHash(Path) != Hash)
+      return false;
+  return true;
+}
+
+/// lintPath through the cache; \p Fresh receives the entry to store, if any (its dependencies
+/// are filled in by the caller, once the view's lints are done).
 FileOutcome lintPathCached(const std::string &Path, const Linter &L, const LintSettings &S, const ResultCache &Cache,
-                           std::optional<CacheEntry> &Fresh) {
+                           std::optional<CacheEntry> &Fresh, Projects *P, const ProjectView *PV) {
   llvm::sys::fs::file_status St;
   if (llvm::sys::fs::status(Path, St) || St.type() != llvm::sys::fs::file_type::regular_file)
-    return lintPath(Path, L, S);
+    return lintPath(Path, L, S, PV);
   uint64_t SHash = settingsHash(S);
   const CacheEntry *Hit = Cache.find(Path, SHash);
+  if (Hit && !dependenciesCurrent(*Hit, P))
+    Hit = nullptr;
   int64_t MTime = nanos(St.getLastModificationTime());
   bool StatMatch = Hit && !Hit->Racy && Hit->Size == St.getSize() && Hit->MTimeNs == MTime;
   if (StatMatch && Hit->Diagnostics.empty())
@@ -157,46 +169,78 @@ FileOutcome lintPathCached(const std::string &Path, const Linter &L, const LintS
 
   auto Read = readText(Path);
   if (!Read)
-    return lintPath(Path, L, S);
+    return lintPath(Path, L, S, PV);
   std::string Text = std::move(*Read);
   uint64_t CHash = contentHash(Text);
   int64_t Now = nanos(std::chrono::system_clock::now());
-  auto Record = [&](std::vector<Diagnostic> Diags) {
-    Fresh = CacheEntry{Path, St.getSize(), MTime, Now - MTime < RacyWindowNs, CHash, SHash, std::move(Diags)};
+  auto Record = [&](std::vector<Diagnostic> Diags, std::vector<std::pair<std::string, uint64_t>> Deps) {
+    Fresh = CacheEntry{Path, St.getSize(), MTime, Now - MTime < RacyWindowNs, CHash, SHash, std::move(Diags),
+                       std::move(Deps)};
   };
   if (Hit && Hit->ContentHash == CHash && Hit->Size == Text.size()) {
     // Same bytes: trust the result; refresh the stat fields so the next run need not read.
     if (!StatMatch)
-      Record(Hit->Diagnostics);
+      Record(Hit->Diagnostics, Hit->Dependencies);
     if (Hit->Diagnostics.empty())
       return fromCache(Path, *Hit, nullptr);
     Codec Enc; // the findings were made on the decoded text: show them on it
     if (!decodeSource(Text, Enc).empty())
-      return lintPath(Path, L, S);
+      return lintPath(Path, L, S, PV);
     return fromCache(Path, *Hit, std::make_shared<SourceFile>(Path, std::move(Text)));
   }
-  FileOutcome O = lintSource(Path, std::move(Text), L, S);
+  FileOutcome O = lintSource(Path, std::move(Text), L, S, PV);
   if (O.Error.empty())
-    Record(O.Diagnostics);
+    Record(O.Diagnostics, {});
   return O;
 }
 
 } // namespace
 
 std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
-                                   const ConfigResolver &Resolver, unsigned Jobs, ResultCache *Cache) {
+                                   const ConfigResolver &Resolver, unsigned Jobs, ResultCache *Cache,
+                                   Projects *P) {
   std::vector<FileOutcome> Out(Files.size());
   std::vector<std::optional<CacheEntry>> Fresh(Cache ? Files.size() : 0);
+  // Each file's view of its project. The files linted here give their modules' summaries from
+  // their own lints (no second parse); a lint that asked for one not given yet is run again
+  // once all are known, if it has something to learn.
+  std::vector<std::optional<ProjectIndex::FileView>> Views(Files.size());
+  std::map<ProjectIndex *, std::vector<std::string>> Batch;
+  if (P)
+    for (size_t I = 0; I < Files.size(); ++I)
+      if (ProjectIndex *Index = P->forFile(Files[I].Path)) {
+        Views[I].emplace(*Index, Files[I].Path);
+        Batch[Index].push_back(Views[I]->path());
+      }
+  for (auto &[Index, Paths] : Batch)
+    Index->setPending(Paths);
   auto One = [&](size_t I) {
     const LintSettings &S = Resolver.settingsFor(*Files[I].Cfg, Files[I].Path);
-    Out[I] = Cache ? lintPathCached(Files[I].Path, L, S, *Cache, Fresh[I]) : lintPath(Files[I].Path, L, S);
+    const ProjectView *PV = Views[I] ? &*Views[I] : nullptr;
+    Out[I] = Cache ? lintPathCached(Files[I].Path, L, S, *Cache, Fresh[I], P, PV) : lintPath(Files[I].Path, L, S, PV);
   };
   forEachIndex(Files.size(), Jobs, One);
+  for (auto &[Index, Paths] : Batch)
+    Index->setPending({});
+  std::vector<size_t> Again;
+  for (size_t I = 0; I < Files.size(); ++I)
+    if (Views[I] && Views[I]->needsAnotherLint())
+      Again.push_back(I);
+  forEachIndex(Again.size(), Jobs, [&](size_t K) {
+    size_t I = Again[K];
+    Views[I]->reset();
+    if (Cache)
+      Fresh[I].reset();
+    One(I);
+  });
   if (Cache) {
     std::vector<CacheEntry> New;
-    for (auto &E : Fresh)
-      if (E)
-        New.push_back(std::move(*E));
+    for (size_t I = 0; I < Files.size(); ++I)
+      if (Fresh[I]) {
+        if (Views[I] && Fresh[I]->Dependencies.empty())
+          Fresh[I]->Dependencies = Views[I]->dependencies();
+        New.push_back(std::move(*Fresh[I]));
+      }
     Cache->update(std::move(New));
   }
   return Out;

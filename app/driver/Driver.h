@@ -7,6 +7,7 @@
 #include "driver/Cache.h"
 #include "driver/Discovery.h"
 #include "lint/Linter.h"
+#include "project/ProjectIndex.h"
 #include "source/Encoding.h"
 
 #include <llvm/Support/ErrorOr.h>
@@ -25,7 +26,10 @@ inline constexpr size_t MaxFileBytes = 64u << 20;
 /// Returns an empty string or the reason (one line).
 std::string checkLintable(std::string_view Text);
 
-FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S);
+/// Lints \p Text as the file \p Path; with \p Project, imports of the project's own modules
+/// are resolved through it.
+FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
+                       const ProjectView *Project = nullptr);
 /// Turns \p Text, the bytes of a file, into UTF-8 as Python reads it (PEP 263): a file that
 /// declares another encoding is decoded, and \p Enc says how to write it back. Returns why
 /// it cannot be read, or an empty string.
@@ -37,7 +41,8 @@ std::string invalidUtf8(const SourceFile &F);
 /// The whole file, read straight into the string the lint will own (through a MemoryBuffer
 /// every file would be copied once more).
 llvm::ErrorOr<std::string> readText(const std::string &Path);
-FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S);
+FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S,
+                     const ProjectView *Project = nullptr);
 
 /// Runs \p Work(I) for every I below \p Count on up to \p Jobs threads. Indices are handed out
 /// one at a time through a shared counter, so one big file never holds up a whole chunk.
@@ -52,8 +57,11 @@ void keepFreedMemory();
 
 /// Lints \p Files on \p Jobs threads. With \p Cache, files whose content, settings and
 /// torchlint build match a stored entry are not parsed again (and not even read when they
-/// had no findings and their size and mtime match); the cache is updated, not saved.
+/// had no findings and their size and mtime match); the cache is updated, not saved. With
+/// \p Projects, each file's imports of its project's modules are resolved and summarised (a
+/// cached result holds only while those modules keep their content).
 std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
-                                   const ConfigResolver &Resolver, unsigned Jobs, ResultCache *Cache = nullptr);
+                                   const ConfigResolver &Resolver, unsigned Jobs, ResultCache *Cache = nullptr,
+                                   Projects *Projects = nullptr);
 
 } // namespace torchlint

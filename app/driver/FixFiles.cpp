@@ -33,7 +33,7 @@ FixedFile fixSource(std::string Path, std::string Text, const Linter &L, const L
 namespace {
 
 FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver &Resolver, const FixOptions &Base,
-                 bool Write) {
+                 bool Write, Projects *P) {
   auto Text = readText(DF.Path);
   if (!Text) {
     FixedFile F;
@@ -43,6 +43,10 @@ FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver
   }
   FixOptions O = Base;
   O.Fixable = Resolver.fixableFor(*DF.Cfg);
+  std::optional<ProjectIndex::FileView> View;
+  if (ProjectIndex *Index = P ? P->forFile(DF.Path) : nullptr)
+    View.emplace(*Index, DF.Path);
+  O.Project = View ? &*View : nullptr;
   LintSettings S = Resolver.settingsFor(*DF.Cfg, DF.Path);
   FixedFile F = fixSource(DF.Path, std::move(*Text), L, S, O);
   if (!Write || !F.changed() || !F.Outcome.Error.empty())
@@ -57,7 +61,8 @@ FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver
     F.Applied.clear();
     F.After = F.Before;
     // Before, decoded from the file, encodes back to the file's own bytes.
-    FileOutcome Again = lintSource(DF.Path, encodeFromUtf8(F.Before, F.Encoding).value_or(F.Before), L, S);
+    FileOutcome Again = lintSource(DF.Path, encodeFromUtf8(F.Before, F.Encoding).value_or(F.Before), L, S,
+                                   O.Project);
     narrowFixes(Again.Diagnostics, O);
     F.Outcome = std::move(Again);
   }
@@ -67,9 +72,10 @@ FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver
 } // namespace
 
 std::vector<FixedFile> fixFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
-                                const ConfigResolver &Resolver, const FixOptions &Base, bool Write, unsigned Jobs) {
+                                const ConfigResolver &Resolver, const FixOptions &Base, bool Write, unsigned Jobs,
+                                Projects *P) {
   std::vector<FixedFile> Out(Files.size());
-  forEachIndex(Files.size(), Jobs, [&](size_t I) { Out[I] = fixOne(Files[I], L, Resolver, Base, Write); });
+  forEachIndex(Files.size(), Jobs, [&](size_t I) { Out[I] = fixOne(Files[I], L, Resolver, Base, Write, P); });
   return Out;
 }
 

@@ -103,7 +103,7 @@ FixResult fixText(const std::string &Path, std::string Text, const Linter &L, co
   const bool Crlf = Source->usesCrlf();
   TreePtr Tree = parsePython(Source->text());
   size_t Errors = countErrors(Tree.get());
-  std::vector<Diagnostic> Diags = Tree ? L.lint(*Source, Tree.get(), S) : std::vector<Diagnostic>{};
+  std::vector<Diagnostic> Diags = Tree ? L.lint(*Source, Tree.get(), S, O.Project) : std::vector<Diagnostic>{};
 
   FixResult R;
   const std::shared_ptr<const SourceFile> Original = Source;
@@ -182,7 +182,7 @@ FixResult fixText(const std::string &Path, std::string Text, const Linter &L, co
     Source = std::make_shared<SourceFile>(Path, std::move(*Next));
     Tree = std::move(NextTree);
     Errors = NextErrors;
-    Diags = L.lint(*Source, Tree.get(), S);
+    Diags = L.lint(*Source, Tree.get(), S, O.Project);
   }
   if (Pass == O.MaxIterations)
     R.Converged = std::none_of(Diags.begin(), Diags.end(), [&](const Diagnostic &D) { return O.applies(D); });

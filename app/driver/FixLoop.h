@@ -20,6 +20,8 @@ struct FixOptions {
   std::optional<std::vector<std::string>> Fixable;
   /// Passes of apply, re-parse, re-lint before giving up on settling.
   unsigned MaxIterations = 10;
+  /// The project of the file being fixed (its imports of the project's modules), or nullptr.
+  const ProjectView *Project = nullptr;
 
   bool codeFixable(std::string_view Code) const;
   /// Whether \p D's fix would be applied under these options.

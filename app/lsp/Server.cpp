@@ -60,12 +60,56 @@ struct Server::Document {
   bool Linted = false;      // Diags are the findings of the current text and settings
   bool NeedsCheck = false;  // Diags came from a unit re-lint: check the whole file when idle
   std::optional<WordIndex> Words; // of the current text, when a unit re-lint computed it
+  std::string AbsPath;            // as the project knows it
+  std::set<std::string> Deps;     // the project modules its last lint read (absolute paths)
 };
 
+namespace {
+std::string absoluteOf(const std::string &Path) {
+  llvm::SmallString<256> P(Path);
+  llvm::sys::fs::make_absolute(P);
+  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+} // namespace
+
 Server::Server(const Registry &R, ServerOptions O)
-    : Reg(R), Lint(R), Opts(std::move(O)), Resolver(std::make_unique<ConfigResolver>(R, CliOptions{})) {}
+    : Reg(R), Lint(R), Opts(std::move(O)), Resolver(std::make_unique<ConfigResolver>(R, CliOptions{})),
+      // Other modules are read from the open documents first (their unsaved text), then disk.
+      Proj(std::make_unique<Projects>(std::string(), true, [this](const std::string &Abs) -> std::optional<std::string> {
+        for (auto &[Uri, D] : Docs)
+          if (D->AbsPath == Abs && D->File)
+            return std::string(D->File->text());
+        return std::nullopt;
+      })) {}
+
+// A document's text changed (or it opened or closed): what the project read of it is stale,
+// and the open documents that import it are checked again when the editor is idle.
+void Server::moduleChanged(const std::string &AbsPath) {
+  Proj->invalidate(AbsPath);
+  for (auto &[Uri, D] : Docs)
+    if (D->AbsPath != AbsPath && (AbsPath.empty() || D->Deps.count(AbsPath)))
+      D->NeedsCheck = true;
+}
+
+std::optional<ProjectIndex::FileView> Server::viewFor(Document &D) {
+  ProjectIndex *Index = Proj->forFile(D.Path);
+  if (!Index)
+    return std::nullopt;
+  std::optional<ProjectIndex::FileView> V;
+  V.emplace(*Index, D.Path);
+  D.AbsPath = V->path();
+  return V;
+}
 
 Server::~Server() = default;
+
+void Server::runIdleChecks(Transport &T) {
+  Out = &T;
+  while (checkOneWhenIdle()) {
+  }
+  Out = nullptr;
+}
 
 void Server::run(Transport &T) {
   Out = &T;
@@ -225,7 +269,7 @@ void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
     // Code do not watch anything unless asked), when it can be asked.
     if (WatchRegistration) {
       Array Watchers;
-      for (const char *Glob : {"**/pyproject.toml", "**/torchlint.toml"})
+      for (const char *Glob : {"**/pyproject.toml", "**/torchlint.toml", "**/*.py"})
         Watchers.push_back(Object{{"globPattern", Glob}});
       request("client/registerCapability",
               Object{{"registrations", Array{Object{{"id", "torchlint-config-files"},
@@ -241,8 +285,13 @@ void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
         for (const Value &C : *Changes)
           if (const Object *CO = C.getAsObject())
             if (auto Uri = CO->getString("uri"))
-              if (auto Path = uriToPath(*Uri); Path && isConfigFile(*Path))
-                Config = true;
+              if (auto Path = uriToPath(*Uri)) {
+                if (isConfigFile(*Path))
+                  Config = true;
+                else if (llvm::StringRef(*Path).endswith(".py"))
+                  // A module created or deleted changes what imports resolve to: forget all.
+                  moduleChanged(CO->getInteger("type").getValueOr(2) == 2 ? absoluteOf(*Path) : std::string());
+              }
     if (Config)
       reloadConfig();
   }
@@ -322,6 +371,7 @@ void Server::didOpen(const DidOpenTextDocumentParams &P) {
   Docs[P.textDocument.uri] = std::move(D);
   lint(Ref);
   publish(Ref);
+  moduleChanged(Ref.AbsPath);
 }
 
 void Server::didChange(const DidChangeTextDocumentParams &P) {
@@ -400,6 +450,7 @@ void Server::didChange(const DidChangeTextDocumentParams &P) {
                                                     OldWords ? &*OldWords : nullptr, Span)))
     lintWith(*D, *S);
   publish(*D);
+  moduleChanged(D->AbsPath);
 }
 
 bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopUnit> &OldUnits, std::string_view OldText,
@@ -416,7 +467,11 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
   if (!T)
     return false;
   SourceFile Masked(D.Path, std::move(R.Plan->Masked));
-  D.Diags = mergeUnitDiagnostics(D.Diags, Lint.lint(Masked, T.get(), S), *R.Plan, E);
+  std::optional<ProjectIndex::FileView> View = viewFor(D);
+  D.Diags = mergeUnitDiagnostics(D.Diags, Lint.lint(Masked, T.get(), S, View ? &*View : nullptr), *R.Plan, E);
+  if (View)
+    for (auto &[Path, Hash] : View->dependencies())
+      D.Deps.insert(Path);
   D.Words = std::move(R.Plan->Words);
   D.Linted = true;
   D.NeedsCheck = true;
@@ -446,7 +501,10 @@ void Server::didClose(const TextDocumentParams &P) {
   auto It = Docs.find(P.textDocument.uri);
   if (It == Docs.end())
     return;
+  std::string AbsPath = It->second->AbsPath;
   Docs.erase(It);
+  if (!AbsPath.empty())
+    moduleChanged(AbsPath); // its importers read the disk again
   // Clear what we showed: a closed file's findings belong to `torchlint check`.
   if (!PullMode)
     notify("textDocument/publishDiagnostics", Object{{"uri", P.textDocument.uri}, {"diagnostics", Array{}}});
@@ -499,7 +557,12 @@ void Server::lintWith(Document &D, const LintSettings &S) {
   clearFindings(D);
   if (!D.Tree)
     return;
-  D.Diags = Lint.lint(*D.File, D.Tree.get(), S);
+  std::optional<ProjectIndex::FileView> View = viewFor(D);
+  D.Diags = Lint.lint(*D.File, D.Tree.get(), S, View ? &*View : nullptr);
+  D.Deps.clear();
+  if (View)
+    for (auto &[Path, Hash] : View->dependencies())
+      D.Deps.insert(Path);
   D.Linted = true;
   ++Stats.WholeFile;
 }

@@ -5,6 +5,7 @@
 
 #include "config/Config.h"
 #include "lint/Linter.h"
+#include "project/ProjectIndex.h"
 #include "lsp/Incremental.h"
 #include "lsp/Protocol.h"
 #include "lsp/Transport.h"
@@ -46,6 +47,9 @@ public:
   /// Handles messages from \p T until `exit` or the end of its input. Can be called again
   /// with another transport (tests feed a transcript in parts).
   void run(Transport &T);
+  /// Runs every pending idle check now, writing what it publishes to \p T (what run() does
+  /// while the client is quiet; for tests, which never leave it quiet).
+  void runIdleChecks(Transport &T);
   bool exited() const { return Exited; }
   /// The process exit status: 0 after `shutdown` then `exit`, 1 otherwise.
   int exitCode() const { return Exited && ShutdownRequested ? 0 : 1; }
@@ -77,6 +81,9 @@ private:
   llvm::json::Value hover(const TextDocumentPositionParams &P);
   llvm::json::Value pullDiagnostics(const TextDocumentParams &P);
 
+  /// The project's view of \p D for a lint (nullopt outside every project).
+  std::optional<ProjectIndex::FileView> viewFor(Document &D);
+  void moduleChanged(const std::string &AbsPath);
   /// Lints \p D again from its current tree.
   void lint(Document &D);
   void lintWith(Document &D, const LintSettings &S);
@@ -102,8 +109,9 @@ private:
   Linter Lint;
   ServerOptions Opts;
   std::unique_ptr<ConfigResolver> Resolver;
+  std::map<std::string, std::unique_ptr<Document>> Docs; // before Proj, whose text source reads them
+  std::unique_ptr<Projects> Proj;
   std::set<std::string> ReportedConfigErrors;
-  std::map<std::string, std::unique_ptr<Document>> Docs;
   ColumnUnit Unit = ColumnUnit::Utf16Units;
   EditStats Stats;
   bool Initialized = false, ShutdownRequested = false, Exited = false;

@@ -45,7 +45,8 @@ for images, labels in loader:
   `torch.cat`/`torch.stack`, which need every tensor on one device). Indexing
   (`cuda_tensor[cpu_index]`).
 - Two devices the flow cannot tell apart: two different configured devices, `cuda` and a
-  configured device, anything whose device is unknown (an argument, a value from another file).
+  configured device, anything whose device is unknown (an argument, a value from a module
+  outside the project, or from one whose summary does not say where it is).
 - Modules moved in place in one branch only, and code guarded by `torch.cuda.is_available()`.
 - A tensor factory without `device=` inside `forward`: TL104 speaks there.
 - A module wrapped in `DataParallel`, which scatters CPU inputs itself, and modules of this

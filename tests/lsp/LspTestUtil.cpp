@@ -102,6 +102,16 @@ std::vector<Value> LspHarness::feedRaw(const std::string &Bytes) {
   return unframe(Out);
 }
 
+std::vector<Value> LspHarness::idle() {
+  lsp::StringSource In("");
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  lsp::Transport T(In, OS, lsp::InputStyle::Standard, MaxBytes);
+  S.runIdleChecks(T);
+  OS.flush();
+  return unframe(Out);
+}
+
 std::vector<Value> LspHarness::send(const std::vector<Value> &Msgs) {
   std::string Bytes;
   for (const auto &M : Msgs) {

@@ -33,6 +33,8 @@ public:
   /// Frames and feeds messages.
   std::vector<llvm::json::Value> send(const std::vector<llvm::json::Value> &Msgs);
   lsp::Server &server() { return S; }
+  /// What the server does while the client is quiet (its idle checks), and what it wrote.
+  std::vector<llvm::json::Value> idle();
 
 private:
   lsp::Server S;

@@ -252,3 +252,57 @@ TEST(LspBinary, UnknownOptionIsAUsageError) {
 
 } // namespace
 } // namespace torchlint::test
+
+namespace torchlint::test {
+namespace {
+
+/// The diagnostics codes a publishDiagnostics for \p Uri in \p Out carries (nullopt: none sent).
+std::optional<std::vector<std::string>> publishedCodes(const std::vector<Value> &Out, const std::string &Uri) {
+  std::optional<std::vector<std::string>> Codes;
+  for (const Value &M : Out) {
+    const Object *O = M.getAsObject();
+    if (!O || O->getString("method") != llvm::StringRef("textDocument/publishDiagnostics"))
+      continue;
+    const Object *P = O->getObject("params");
+    if (P->getString("uri") != llvm::StringRef(Uri))
+      continue;
+    Codes.emplace();
+    for (const Value &D : *P->getArray("diagnostics"))
+      Codes->push_back(D.getAsObject()->getString("code")->str());
+  }
+  return Codes;
+}
+
+TEST(LspProject, AnEditOfAnImportedModuleRepublishesItsImporters) {
+  // train.py feeds the model what data.py's helper builds. The editor has both open; making
+  // the helper build on the caller's device (unsaved) clears train.py's finding, and undoing
+  // it brings the finding back, without train.py being touched.
+  std::string Dir = tempDir();
+  writeFile(Dir + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  const std::string Data = "import torch\n\n\ndef batch(n):\n    return torch.randn(n, 4)\n";
+  const std::string Placed = "import torch\n\n\ndef batch(n, device=None):\n    return torch.randn(n, 4, device=device)\n";
+  const std::string Train = "import torch\nimport torch.nn as nn\nfrom data import batch\n\n"
+                            "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+                            "model = nn.Linear(4, 2).to(device)\nout = model(batch(3))\n";
+  writeFile(Dir + "/data.py", Data);
+  writeFile(Dir + "/train.py", Train);
+  const std::string DataUri = lsp::pathToUri(Dir + "/data.py"), TrainUri = lsp::pathToUri(Dir + "/train.py");
+  LspHarness H;
+  H.send({initialize()});
+  auto Opened = H.send({didOpen(TrainUri, Train), didOpen(DataUri, Data)});
+  EXPECT_EQ(publishedCodes(Opened, TrainUri), std::vector<std::string>{"TL102"}) << str(Value(Array(Opened)));
+  auto Change = [&](int Version, const std::string &Text) {
+    auto Out = H.send({notification("textDocument/didChange",
+                                    Object{{"textDocument", Object{{"uri", DataUri}, {"version", Version}}},
+                                           {"contentChanges", Array{Object{{"text", Text}}}}})});
+    EXPECT_EQ(publishedCodes(Out, TrainUri), std::nullopt) << "importers wait for the editor to be idle";
+    return H.idle();
+  };
+  auto Fixed = Change(2, Placed);
+  EXPECT_EQ(publishedCodes(Fixed, TrainUri), std::vector<std::string>{}) << str(Value(Array(Fixed)));
+  auto Undone = Change(3, Data);
+  EXPECT_EQ(publishedCodes(Undone, TrainUri), std::vector<std::string>{"TL102"}) << str(Value(Array(Undone)));
+}
+
+} // namespace
+} // namespace torchlint::test

@@ -1,0 +1,107 @@
+// What the flow takes from the project's other modules: their summaries say what a call of an
+// imported function returns, what an imported module class is when constructed, and what an
+// imported module-level device or tensor holds. Everything else from another module stays
+// unknown, as it is without a project.
+#include "flow/Interpreter.h"
+
+#include "source/Strings.h"
+
+namespace torchlint::flow {
+
+std::pair<const ModuleSummary *, const Export *> DeviceFlow::Impl::projectName(std::string_view Q) {
+  // A summary is the module's own: it never reads another module's (KeepModule: summarising).
+  const ProjectView *P = M.project();
+  if (!P || KeepModule || Q.empty() || startsWith(Q, "torch.") || Q == "torch")
+    return {};
+  auto [It, New] = ProjectNames.try_emplace(std::string(Q));
+  if (New) {
+    std::string Name;
+    if (const ModuleSummary *S = P->definition(Q, Name)) {
+      auto E = S->Names.find(Name);
+      if (E != S->Names.end())
+        It->second = {S, &E->second};
+    }
+  }
+  return It->second;
+}
+
+Value DeviceFlow::Impl::imported(const ExportedValue &X, TSNode At, ImportReason Why) {
+  Value V = make(X.Kind);
+  V.Type = X.Type;
+  V.R = X.R;
+  V.Flags = X.Flags;
+  switch (X.Dev) {
+  case DeviceKind::Unknown:
+    break;
+  case DeviceKind::Configured:
+    V.Dev = Device::configured(Interned.emplace_back(X.Configured));
+    break;
+  default:
+    V.Dev = {X.Dev, X.Index, {}};
+  }
+  if (V.Dev.known()) {
+    V.DevHow = Origin::Imported;
+    V.DevAt = mark(At);
+    ImportWhy.emplace(V.DevAt.Index, std::move(Why));
+  }
+  return V;
+}
+
+// A name no import binds, defined by a module the file star-imports (`device` of
+// `from common import *`): its qualified name, or empty.
+std::string DeviceFlow::Impl::starDefinition(std::string_view Name) {
+  for (const std::string &Star : M.starImports()) {
+    std::string Q = Star + "." + std::string(Name);
+    if (projectName(Q).second)
+      return Q;
+  }
+  return {};
+}
+
+std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, std::string_view Q) {
+  auto [S, E] = projectName(Q);
+  if (!E)
+    return std::nullopt;
+  std::string Where = S->Display + ":" + std::to_string(E->Line);
+  std::string Name(lastComponent(Q));
+  std::string How(originVerb(E->Result.How));
+  std::string HowAt = S->Display + ":" + std::to_string(E->Result.HowLine ? E->Result.HowLine : E->Line);
+  switch (E->What) {
+  case Export::Kind::ModuleClass: {
+    // Constructed here: on the CPU as the class builds itself, unless told a device.
+    ExportedValue X = E->Result;
+    if (toldDevice(A) || FactoriesUnknown || F->DefaultsUnknown)
+      X.Dev = DeviceKind::Unknown;
+    Value V = imported(X, C, {"constructed", " (class `" + Name + "` of " + Where + ")"});
+    if (V.Kind == ValueKind::Module) {
+      V.Type = DType::Float32;
+      V.TypeHow = Origin::Constructed;
+      V.TypeAt = mark(C);
+    }
+    return V;
+  }
+  case Export::Kind::Function: {
+    std::string What = E->Result.Kind == ValueKind::Module ? "built by `" : "returned by `";
+    return imported(E->Result, C,
+                    {What + Name + "`", How.empty() ? " (" + Where + ")" : ", " + How + " at " + HowAt});
+  }
+  case Export::Kind::Constant:
+    return std::nullopt; // a module-level object called: whatever it returns is unknown
+  }
+  return std::nullopt;
+}
+
+std::optional<Value> DeviceFlow::Impl::projectConstant(TSNode E) {
+  if (!M.project() || KeepModule)
+    return std::nullopt;
+  std::string Q = M.qualifiedName(E);
+  if (Q.empty() && is(E, "identifier"))
+    Q = starDefinition(Text(E));
+  auto [S, X] = projectName(Q);
+  if (!X || X->What != Export::Kind::Constant)
+    return std::nullopt;
+  return imported(X->Result, E,
+                  {"`" + std::string(lastComponent(Q)) + "`", " (" + S->Display + ":" + std::to_string(X->Line) + ")"});
+}
+
+} // namespace torchlint::flow

@@ -1,0 +1,183 @@
+// A module's summary for the files that import it: its module classes as constructed, what
+// its top-level functions build and return themselves, its module-level devices and tensors,
+// and its imports (re-exports, star imports). The flow runs over the module alone, so the
+// summary depends on nothing but the module's text.
+#include "flow/Interpreter.h"
+
+#include "source/Strings.h"
+
+namespace torchlint::flow {
+
+namespace {
+
+uint32_t lineOf(TSNode N) { return ts_node_start_point(N).row + 1; }
+
+} // namespace
+
+std::optional<std::vector<std::string>> literalAll(TSNode Root, const NodeText &Text) {
+  std::optional<std::vector<std::string>> All;
+  for (TSNode S : namedChildren(Root)) {
+    if (!is(S, "expression_statement") || ts_node_named_child_count(S) != 1)
+      continue;
+    TSNode A = ts_node_named_child(S, 0);
+    bool Assign = is(A, "assignment"), Augmented = is(A, "augmented_assignment");
+    if ((!Assign && !Augmented) || Text(field(A, "left")) != "__all__")
+      continue;
+    TSNode Right = field(A, "right");
+    if (!is(Right, "list") && !is(Right, "tuple"))
+      return std::nullopt; // built some other way: every public name may be in it
+    if (Assign || !All)
+      All.emplace();
+    for (TSNode E : namedChildren(Right)) {
+      auto Name = stringLiteral(E, Text);
+      if (!Name)
+        return std::nullopt;
+      All->emplace_back(*Name);
+    }
+  }
+  return All;
+}
+
+void DeviceFlow::Impl::summarize(ModuleSummary &Out) {
+  prepare();
+  Frame Top;
+  F = &Top; // constructors read the frame they run in
+  KeepModule = true;
+  analyseScope(0);
+  F = &Top;
+  // A configured device keeps its name only where the module itself holds it at top level:
+  // the importer names it `module.NAME`, as every other importer does.
+  auto Export = [&](const Value &V) {
+    ExportedValue X;
+    X.Kind = V.Kind;
+    X.Type = V.Type;
+    X.R = V.R;
+    X.How = V.DevHow;
+    if (V.DevAt && !ts_node_is_null(Marked[V.DevAt.Index]))
+      X.HowLine = lineOf(Marked[V.DevAt.Index]);
+    X.Flags = V.Flags & (FlagParamless | FlagMovesInputs | FlagPinned);
+    switch (V.Dev.Kind) {
+    case DeviceKind::Configured: {
+      auto G = ModuleVars.find(V.Dev.Name);
+      if (!V.Dev.Name.empty() && V.Dev.Name.find('.') == std::string_view::npos && G != ModuleVars.end() &&
+          G->second.Kind == ValueKind::Device && G->second.Dev == V.Dev) {
+        X.Dev = DeviceKind::Configured;
+        X.Configured = Out.Module + "." + std::string(V.Dev.Name);
+      }
+      break;
+    }
+    case DeviceKind::Unknown:
+      break;
+    default:
+      X.Dev = V.Dev.Kind;
+      X.Index = V.Dev.Index;
+    }
+    return X;
+  };
+  auto Worth = [](const ExportedValue &X) {
+    switch (X.Kind) {
+    // Only what says where something is: a module of unknown device tells the importer no
+    // more than an unknown value does (and every file building one would be read again).
+    case ValueKind::Tensor:
+    case ValueKind::Device:
+    case ValueKind::Module:
+      return X.Dev != DeviceKind::Unknown;
+    case ValueKind::DataLoader:
+    case ValueKind::Optimizer:
+      return true;
+    default:
+      return false;
+    }
+  };
+  // Module-level values another file may read: devices, tensors, DataLoaders, modules.
+  for (auto &[Name, V] : ModuleVars) {
+    if (Name.find_first_of(".[") != std::string_view::npos || startsWith(Name, "_"))
+      continue;
+    ExportedValue X = Export(V);
+    if (!Worth(X))
+      continue;
+    TSNode At = Marked[V.DevAt.Index];
+    Out.Names[std::string(Name)] = {Export::Kind::Constant, std::move(X), ts_node_is_null(At) ? 0 : lineOf(At)};
+  }
+  // Module classes, as a constructor told nothing of devices leaves them.
+  for (const ClassInfo &C : M.classes()) {
+    if (!C.IsModule || C.Scope < 0 || M.scope(C.Scope).Parent != 0)
+      continue;
+    Value V = moduleInstance(C, C.Node, /*Told=*/false);
+    // A module with no parameters, buffers or submodules of its own (kornia's `AdjustHue`)
+    // runs wherever its inputs are: it has no device to disagree with.
+    // Nor does one whose state `__init__` takes from its arguments (`nn.Parameter(generator)`):
+    // it is where the caller's tensors are.
+    const ClassFacts &CF = Classes[static_cast<int32_t>(&C - M.classes().data())];
+    if (!CF.HasState || CF.StateUnplaced)
+      continue;
+    ExportedValue X = Export(V);
+    if (Worth(X))
+      Out.Names[std::string(C.Name)] = {Export::Kind::ModuleClass, std::move(X), lineOf(C.Node)};
+  }
+  // Functions: what they return built by themselves (parameters are unknown).
+  for (auto &[Name, Scope] : TopFunctions) {
+    TSNode Fn = M.scope(Scope).Node;
+    if (!mayMatter(Fn) && !callsSource(afterName(Fn), /*Constructors=*/true))
+      continue;
+    ExportedValue X = Export(localCall(Scope));
+    F = &Top;
+    if (Worth(X))
+      Out.Names[std::string(Name)] = {Export::Kind::Function, std::move(X), lineOf(Fn)};
+  }
+  F = nullptr;
+}
+
+ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display) {
+  ModuleSummary Out;
+  Out.Module = std::move(Module);
+  Out.Display = std::move(Display);
+  const SemanticModel &M = File.model();
+  for (auto &[Local, Qualified] : M.imports())
+    if (!M.starBound(Local))
+      Out.Imports.emplace(std::string(Local), Qualified);
+  Out.Stars = M.starImports();
+  if (ts_node_is_null(File.root()))
+    return Out;
+  Out.All = literalAll(File.root(), M.text());
+  if (!M.importsTorch())
+    return Out;
+  DeviceFlow::Impl I(File.root(), M);
+  I.summarize(Out);
+  return Out;
+}
+
+uint64_t summaryHash(const ModuleSummary &S) {
+  uint64_t H = 1469598103934665603ull;
+  auto Mix = [&](std::string_view Bytes) {
+    for (unsigned char C : Bytes)
+      H = (H ^ C) * 1099511628211ull;
+    H = (H ^ 0xff) * 1099511628211ull; // a separator: "ab","c" is not "a","bc"
+  };
+  auto Num = [&](int64_t N) { Mix(std::to_string(N)); };
+  Mix(S.Module);
+  for (auto &[Name, E] : S.Names) {
+    Mix(Name);
+    Num(static_cast<int64_t>(E.What));
+    Num(E.Line);
+    const ExportedValue &X = E.Result;
+    for (int64_t N : {static_cast<int64_t>(X.Kind), static_cast<int64_t>(X.Dev), static_cast<int64_t>(X.Index),
+                      static_cast<int64_t>(X.Type), static_cast<int64_t>(X.R), static_cast<int64_t>(X.How), static_cast<int64_t>(X.HowLine),
+                      static_cast<int64_t>(X.Flags)})
+      Num(N);
+    Mix(X.Configured);
+  }
+  for (auto &[Local, Qualified] : S.Imports) {
+    Mix(Local);
+    Mix(Qualified);
+  }
+  for (const std::string &M : S.Stars)
+    Mix(M);
+  Num(S.All ? static_cast<int64_t>(S.All->size()) : -1);
+  if (S.All)
+    for (const std::string &N : *S.All)
+      Mix(N);
+  return H;
+}
+
+} // namespace torchlint::flow

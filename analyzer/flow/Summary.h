@@ -1,0 +1,69 @@
+// A module's summary: what its top-level names are to the device flow of the files that
+// import it. Computed from the module's own text alone (other modules' values are never
+// consulted), so it is the same whichever file asks first, can be cached by content, and
+// import cycles cannot change it.
+#pragma once
+
+#include "flow/Value.h"
+#include "semantic/FileContext.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torchlint::flow {
+
+/// A value another module gives, detached from that module's analysis.
+struct ExportedValue {
+  ValueKind Kind = ValueKind::Unknown;
+  DeviceKind Dev = DeviceKind::Unknown;
+  int32_t Index = -1;
+  std::string Configured; // DeviceKind::Configured: the module-level name holding it (`config.DEVICE`)
+  DType Type = DType::Unknown;
+  Rank R = Rank::Unknown;
+  Origin How = Origin::None; // how the defining module gave it its device
+  uint32_t HowLine = 0;      // and on which line of it (1-based; 0: unknown)
+  uint16_t Flags = FlagNone; // FlagParamless, FlagMovesInputs, FlagPinned
+  bool operator==(const ExportedValue &) const = default;
+};
+
+/// One top-level name a module defines.
+struct Export {
+  enum class Kind : uint8_t {
+    Function,    // a call returns Result (what the function builds itself; unknown otherwise)
+    ModuleClass, // an nn.Module subclass: an instance, told nothing of devices, is Result
+    Constant,    // a module-level value: a device, a tensor, a DataLoader
+  };
+  Kind What = Kind::Function;
+  ExportedValue Result;
+  uint32_t Line = 0; // 1-based line of the definition
+  bool operator==(const Export &) const = default;
+};
+
+struct ModuleSummary {
+  std::string Module;  // dotted name within the project (`pkg.data`)
+  std::string Display; // its path for notes, relative to the project root (`pkg/data.py`)
+  std::map<std::string, Export, std::less<>> Names;
+  /// The module's own imports, local name -> qualified name (relative ones made absolute):
+  /// re-exports (`from .data import make_batch` in `__init__.py`) and what a star import of
+  /// this module binds.
+  std::map<std::string, std::string, std::less<>> Imports;
+  std::vector<std::string> Stars; // modules it star-imports (absolute)
+  std::optional<std::vector<std::string>> All; // `__all__`, when it is a literal list or tuple
+  bool operator==(const ModuleSummary &) const = default;
+};
+
+/// Summarises the analysed file \p File (its semantic model knows its module name through its
+/// project, so relative imports come out absolute). \p Module and \p Display name it.
+ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display);
+
+/// `__all__ = ["a", "b"]` at module level (and `+=` of such lists); nullopt when there is
+/// none or it is computed.
+std::optional<std::vector<std::string>> literalAll(TSNode Root, const NodeText &Text);
+
+/// A stable hash of a summary: a file whose lint used summaries is stale when one changes.
+uint64_t summaryHash(const ModuleSummary &S);
+
+} // namespace torchlint::flow

@@ -1,0 +1,410 @@
+// Module resolution within the project and the per-run store of module summaries.
+#include "project/ProjectIndex.h"
+
+#include "driver/Cache.h"
+#include "driver/Driver.h"
+#include "parse/Tree.h"
+#include "semantic/Walker.h"
+#include "source/Strings.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+namespace torchlint {
+
+namespace {
+
+std::string absolute(const std::string &Path) {
+  llvm::SmallString<256> P(Path);
+  llvm::sys::fs::make_absolute(P);
+  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
+bool isFile(const std::string &P) { return llvm::sys::fs::is_regular_file(P); }
+
+std::string parentOf(const std::string &P) { return std::string(llvm::sys::path::parent_path(P)); }
+
+} // namespace
+
+ProjectRoot findProjectRoot(const std::string &Path) {
+  std::string Abs = absolute(Path);
+  std::string Start = llvm::sys::fs::is_directory(Abs) ? Abs : parentOf(Abs);
+  for (std::string Dir = Start; !Dir.empty();) {
+    for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
+      if (llvm::sys::fs::exists(Dir + "/" + Marker))
+        return {Dir, {}};
+    std::string Parent = parentOf(Dir);
+    if (Parent == Dir)
+      break;
+    Dir = Parent;
+  }
+  std::string Dir = Start, Top;
+  while (llvm::sys::fs::exists(Dir + "/__init__.py")) {
+    std::string Parent = parentOf(Dir);
+    if (Parent == Dir)
+      break;
+    Top = llvm::sys::path::filename(Dir).str();
+    Dir = Parent;
+  }
+  return {Dir, Top};
+}
+
+ProjectIndex::ProjectIndex(ProjectRoot R, TextSource T)
+    : Root(absolute(R.Dir)), OnlyPackage(std::move(R.OnlyPackage)), Texts(std::move(T)) {}
+
+std::pair<std::string, bool> ProjectIndex::moduleOf(const std::string &AbsPath) const {
+  llvm::StringRef P(AbsPath);
+  if (!P.consume_back(".py"))
+    return {};
+  bool Inside = P.startswith(Root) && P.size() > Root.size() && P[Root.size()] == '/';
+  std::string Rel = Inside ? P.substr(Root.size() + 1).str() : llvm::sys::path::filename(P).str();
+  if (Inside && llvm::StringRef(Rel).startswith("src/"))
+    Rel = Rel.substr(4);
+  bool Package = false;
+  if (Rel == "__init__" || llvm::StringRef(Rel).endswith("/__init__")) {
+    Package = true;
+    Rel = Rel == "__init__" ? std::string() : Rel.substr(0, Rel.size() - 9);
+  }
+  for (char &C : Rel)
+    if (C == '/')
+      C = '.';
+  // A folder or file name that is no identifier (`my-scripts/train.py`) has no module name.
+  for (llvm::StringRef Part : llvm::split(llvm::StringRef(Rel), '.'))
+    if (Part.empty() || !(std::isalpha(static_cast<unsigned char>(Part[0])) || Part[0] == '_') ||
+        !llvm::all_of(Part, [](char C) { return nameByte(C); }))
+      return {"", Package};
+  return {Rel, Package};
+}
+
+std::string ProjectIndex::fileOf(std::string_view Module, const std::string &FromDir) const {
+  if (Module.empty() || Module.front() == '.')
+    return {};
+  std::string Key = std::string(Module) + '\0' + FromDir;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    if (auto It = Files.find(Key); It != Files.end())
+      return It->second;
+  }
+  std::string Rel(Module);
+  for (char &C : Rel)
+    if (C == '.')
+      C = '/';
+  std::string Found;
+  // Beside a package in site-packages are other distributions: only its own modules count.
+  bool Others = !OnlyPackage.empty() && Module.substr(0, Module.find('.')) != OnlyPackage;
+  for (const std::string &Base : {Others ? std::string() : Root, Others ? std::string() : Root + "/src", FromDir}) {
+    if (Base.empty() || (Others && Base + "/" == Root + "/"))
+      continue;
+    for (const std::string &Candidate : {Base + "/" + Rel + ".py", Base + "/" + Rel + "/__init__.py"})
+      if (isFile(Candidate)) {
+        Found = Candidate;
+        break;
+      }
+    if (!Found.empty())
+      break;
+  }
+  std::lock_guard<std::mutex> G(Lock);
+  Files.emplace(std::move(Key), Found);
+  return Found;
+}
+
+const flow::ModuleSummary *ProjectIndex::summary(const std::string &AbsPath, bool TableOnly, uint64_t *Hash,
+                                                 bool *IsPending) {
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    auto It = Entries.find(AbsPath);
+    if (It != Entries.end()) {
+      Entry &E = It->second;
+      if (Hash)
+        *Hash = E.Hash;
+      if (E.Unreadable)
+        return nullptr;
+      if (E.Full)
+        return E.Full.get();
+      if (TableOnly && E.Table)
+        return E.Table.get();
+    }
+    if (IsPending && Pending.count(AbsPath)) {
+      *IsPending = true;
+      return nullptr;
+    }
+  }
+  // Computed without the lock: a summary reads the import tables of the modules it
+  // star-imports, which come through here again. Two threads may both compute one; the
+  // results are equal, and the first stored is kept.
+  std::optional<std::string> Text = Texts ? Texts(AbsPath) : std::nullopt;
+  if (!Text) {
+    auto Read = readText(AbsPath);
+    if (Read)
+      Text = std::move(*Read);
+  }
+  Codec Enc;
+  std::unique_ptr<flow::ModuleSummary> S;
+  uint64_t H = Text ? contentHash(*Text) : 0;
+  if (Text && prepareSource(*Text, Enc).empty()) {
+    SourceFile File(AbsPath, std::move(*Text));
+    TreePtr Tree = invalidUtf8(File).empty() ? parsePython(File.text()) : nullptr;
+    if (Tree) {
+      FileView View(*this, AbsPath, /*ResolveStars=*/!TableOnly);
+      SemanticModel Model(File.text());
+      Model.setProject(&View);
+      TSNode TreeRoot = ts_tree_root_node(Tree.get());
+      static const KindSet Nothing;
+      walkFile(TreeRoot, Model, Nothing);
+      FileContext Ctx(File, Model, TreeRoot);
+      S = build(AbsPath, Ctx, View.moduleName(), TableOnly);
+    }
+  }
+  std::lock_guard<std::mutex> G(Lock);
+  Entry &E = Entries[AbsPath];
+  if (Hash)
+    *Hash = H;
+  E.Hash = H;
+  if (!S) {
+    E.Unreadable = true;
+    return nullptr;
+  }
+  ++Count;
+  std::unique_ptr<flow::ModuleSummary> &Slot = TableOnly ? E.Table : E.Full;
+  if (!Slot)
+    Slot = std::move(S);
+  return Slot.get();
+}
+
+std::unique_ptr<flow::ModuleSummary> ProjectIndex::build(const std::string &AbsPath, const FileContext &File,
+                                                         std::string_view Module, bool TableOnly) const {
+  std::string Display = AbsPath;
+  if (llvm::StringRef(AbsPath).startswith(Root + "/"))
+    Display = AbsPath.substr(Root.size() + 1);
+  if (!TableOnly)
+    return std::make_unique<flow::ModuleSummary>(flow::summarize(File, std::string(Module), std::move(Display)));
+  const SemanticModel &Model = File.model();
+  auto S = std::make_unique<flow::ModuleSummary>();
+  S->Module = Module;
+  S->Display = std::move(Display);
+  for (auto &[Local, Qualified] : Model.imports())
+    if (!Model.starBound(Local))
+      S->Imports.emplace(std::string(Local), Qualified);
+  S->Stars = Model.starImports();
+  S->All = ts_node_is_null(File.root()) ? std::nullopt : flow::literalAll(File.root(), Model.text());
+  return S;
+}
+
+void ProjectIndex::setPending(const std::vector<std::string> &AbsPaths) {
+  std::lock_guard<std::mutex> G(Lock);
+  Pending = {AbsPaths.begin(), AbsPaths.end()};
+}
+
+void ProjectIndex::store(const std::string &AbsPath, const FileContext &File, bool StarsResolved) {
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    if (!Pending.count(AbsPath))
+      return;
+    auto It = Entries.find(AbsPath);
+    if (It != Entries.end() && (It->second.Full || (!StarsResolved && It->second.Table)))
+      return;
+  }
+  auto [Module, Package] = moduleOf(AbsPath);
+  (void)Package;
+  std::unique_ptr<flow::ModuleSummary> Table = build(AbsPath, File, Module, /*TableOnly=*/true);
+  std::unique_ptr<flow::ModuleSummary> Full = StarsResolved ? build(AbsPath, File, Module, false) : nullptr;
+  uint64_t H = contentHash(File.source().text());
+  std::lock_guard<std::mutex> G(Lock);
+  Entry &E = Entries[AbsPath];
+  E.Hash = H;
+  if (!E.Table)
+    E.Table = std::move(Table);
+  if (Full && !E.Full)
+    E.Full = std::move(Full);
+  Count += 1;
+}
+
+void ProjectIndex::invalidate(const std::string &AbsPath) {
+  std::lock_guard<std::mutex> G(Lock);
+  if (AbsPath.empty()) {
+    Entries.clear();
+    Files.clear();
+    return;
+  }
+  Entries.erase(AbsPath);
+}
+
+size_t ProjectIndex::summarised() const {
+  std::lock_guard<std::mutex> G(Lock);
+  return Count;
+}
+
+ProjectIndex::FileView::FileView(ProjectIndex &Index, std::string AbsPath, bool ResolveStars)
+    : Index(Index), Path(absolute(AbsPath)), ResolveStars(ResolveStars) {
+  Dir = parentOf(Path);
+  std::tie(Module, Package) = Index.moduleOf(Path);
+}
+
+std::vector<std::pair<std::string, std::string>> ProjectIndex::FileView::starImports(std::string_view M) const {
+  std::vector<std::pair<std::string, std::string>> Out;
+  if (!ResolveStars)
+    return Out;
+  std::string File = Index.fileOf(M, Dir);
+  if (File.empty())
+    return Out;
+  std::set<std::string> Seen;
+  starNames(File, Out, Seen);
+  return Out;
+}
+
+// What `from <File's module> import *` binds of its imports: its own (public, or those in
+// `__all__`), and those of the modules it star-imports in turn.
+void ProjectIndex::FileView::starNames(const std::string &File, std::vector<std::pair<std::string, std::string>> &Out,
+                                       std::set<std::string> &Seen) const {
+  if (!Seen.insert(File).second || Seen.size() > 32)
+    return;
+  uint64_t Hash = 0;
+  bool IsPending = false;
+  const flow::ModuleSummary *S = Index.summary(File, /*TableOnly=*/true, &Hash, &IsPending);
+  if (IsPending) {
+    Waiting.push_back("*" + File);
+    StarsPending = true;
+    return;
+  }
+  Read.emplace(File, Hash);
+  if (!S)
+    return;
+  auto Exported = [&](const std::string &Name) {
+    if (S->All)
+      return std::find(S->All->begin(), S->All->end(), Name) != S->All->end();
+    return !Name.empty() && Name[0] != '_';
+  };
+  for (auto &[Local, Qualified] : S->Imports)
+    if (Exported(Local))
+      Out.emplace_back(Local, Qualified);
+  std::vector<std::pair<std::string, std::string>> More;
+  for (const std::string &Star : S->Stars) {
+    std::string Next = Index.fileOf(Star, parentOf(File));
+    if (!Next.empty())
+      starNames(Next, More, Seen);
+  }
+  for (auto &[Local, Qualified] : More)
+    if (Exported(Local))
+      Out.emplace_back(Local, Qualified);
+}
+
+const flow::ModuleSummary *ProjectIndex::FileView::definition(std::string_view Qualified, std::string &Name) const {
+  std::set<std::string> Seen;
+  return definitionFrom(Qualified, Dir, Name, Seen);
+}
+
+const flow::ModuleSummary *ProjectIndex::FileView::definitionFrom(std::string_view Q, const std::string &FromDir,
+                                                                  std::string &Name, std::set<std::string> &Seen) const {
+  if (!Seen.insert(std::string(Q)).second || Seen.size() > 16)
+    return nullptr;
+  // The longest prefix that is a module of the project: `pkg.data` of `pkg.data.make_batch`.
+  for (size_t Dot = Q.rfind('.'); Dot != std::string_view::npos && Dot > 0; Dot = Q.rfind('.', Dot - 1)) {
+    std::string_view Mod = Q.substr(0, Dot), Rest = Q.substr(Dot + 1);
+    if (Rest.find('.') != std::string_view::npos)
+      return nullptr; // an attribute of a top-level name: not summarised
+    std::string File = Index.fileOf(Mod, FromDir);
+    if (File.empty())
+      continue;
+    uint64_t Hash = 0;
+    bool IsPending = false;
+    const flow::ModuleSummary *S = Index.summary(File, /*TableOnly=*/false, &Hash, &IsPending);
+    if (IsPending) {
+      Waiting.push_back(std::string(Q));
+      return nullptr;
+    }
+    Read.emplace(File, Hash);
+    if (!S)
+      return nullptr;
+    std::string Member(Rest);
+    if (S->Names.count(Member)) {
+      Name = std::move(Member);
+      return S;
+    }
+    // Re-exported: `from .data import make_batch` in `pkg/__init__.py`.
+    if (auto It = S->Imports.find(Member); It != S->Imports.end())
+      return definitionFrom(It->second, parentOf(File), Name, Seen);
+    if (S->All && std::find(S->All->begin(), S->All->end(), Member) == S->All->end())
+      return nullptr;
+    for (const std::string &Star : S->Stars)
+      if (const flow::ModuleSummary *R = definitionFrom(Star + "." + Member, parentOf(File), Name, Seen))
+        return R;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, uint64_t>> ProjectIndex::FileView::dependencies() const {
+  return {Read.begin(), Read.end()};
+}
+
+void ProjectIndex::FileView::analysed(const FileContext &File) const {
+  Index.store(Path, File, !StarsPending);
+}
+
+bool ProjectIndex::FileView::needsAnotherLint() const {
+  std::vector<std::string> Asked;
+  Asked.swap(Waiting);
+  bool Again = false;
+  for (const std::string &W : Asked) {
+    if (W[0] == '*') { // a star import: anything it binds may change the file's names
+      std::vector<std::pair<std::string, std::string>> Names;
+      std::set<std::string> Seen;
+      starNames(W.substr(1), Names, Seen);
+      Again |= !Names.empty();
+    } else {
+      std::string Name;
+      Again |= definition(W, Name) != nullptr;
+    }
+  }
+  return Again;
+}
+
+void ProjectIndex::FileView::reset() const {
+  Waiting.clear();
+  Read.clear();
+  StarsPending = false;
+}
+
+Projects::Projects(std::string RootOverride, bool Enabled, ProjectIndex::TextSource Texts)
+    : Override(RootOverride.empty() ? std::string() : absolute(RootOverride)), Enabled(Enabled),
+      Texts(std::move(Texts)) {}
+
+void Projects::invalidate(const std::string &AbsPath) {
+  std::lock_guard<std::mutex> G(Lock);
+  for (auto &[Root, Index] : Indexes)
+    Index->invalidate(AbsPath);
+  Hashes.clear();
+  if (AbsPath.empty())
+    RootOfDir.clear();
+}
+
+ProjectIndex *Projects::forFile(const std::string &Path) {
+  if (!Enabled)
+    return nullptr;
+  std::string Dir = parentOf(absolute(Path));
+  std::lock_guard<std::mutex> G(Lock);
+  auto It = RootOfDir.find(Dir);
+  if (It == RootOfDir.end())
+    It = RootOfDir.emplace(Dir, Override.empty() ? findProjectRoot(Dir) : ProjectRoot{Override, {}}).first;
+  std::unique_ptr<ProjectIndex> &Index = Indexes[It->second.Dir + '\0' + It->second.OnlyPackage];
+  if (!Index)
+    Index = std::make_unique<ProjectIndex>(It->second, Texts);
+  return Index.get();
+}
+
+uint64_t Projects::currentHash(const std::string &AbsPath) {
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    if (auto It = Hashes.find(AbsPath); It != Hashes.end())
+      return It->second;
+  }
+  auto Text = readText(AbsPath);
+  uint64_t H = Text ? contentHash(*Text) : 0;
+  std::lock_guard<std::mutex> G(Lock);
+  Hashes.emplace(AbsPath, H);
+  return H;
+}
+
+} // namespace torchlint

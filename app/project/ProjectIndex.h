@@ -1,0 +1,153 @@
+// The project a run lints: its root (found as Ruff and Pyright find theirs), its own modules
+// resolved to files, and each module's summary, computed once per run on first use and shared
+// by every file's lint. Summaries depend on their module's text alone, so whichever thread
+// computes one first, every lint sees the same, and import cycles change nothing.
+#pragma once
+
+#include "flow/Summary.h"
+#include "semantic/Project.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace torchlint {
+
+/// Where a file's project is: the nearest folder above \p Path (a file or folder) holding a
+/// `pyproject.toml`, `setup.py`, `setup.cfg` or `.git`. Without one, the folder Python imports
+/// the file's top package from (the parent of the outermost folder with an `__init__.py`
+/// around it), where only that package is the project's (its neighbours in site-packages are
+/// third-party), or for a script its own folder.
+struct ProjectRoot {
+  std::string Dir;
+  std::string OnlyPackage; // when not empty, the one top-level package that is the project's
+};
+ProjectRoot findProjectRoot(const std::string &Path);
+
+class ProjectIndex {
+public:
+  /// \p Root is made absolute. \p Texts, when given, supplies a module's text before the disk
+  /// does (the editor's unsaved documents): absolute path -> text, or nullopt to read the disk.
+  using TextSource = std::function<std::optional<std::string>(const std::string &AbsPath)>;
+  explicit ProjectIndex(ProjectRoot Root, TextSource Texts = nullptr);
+
+  const std::string &root() const { return Root; }
+  /// The dotted module name of the file at \p AbsPath (`pkg.data`; `pkg` for its `__init__.py`;
+  /// the stem for a file outside the root) and whether it is a package.
+  std::pair<std::string, bool> moduleOf(const std::string &AbsPath) const;
+  /// The file of module \p Module imported from a file in \p FromDir: under the root, its
+  /// `src/`, then beside the importing file (as Python finds a script's siblings); empty when
+  /// the module is not the project's.
+  std::string fileOf(std::string_view Module, const std::string &FromDir) const;
+
+  /// One file's view of the project, for its lint. Records the module files it read, so a
+  /// cached result can tell when one of them changed.
+  class FileView final : public ProjectView {
+  public:
+    FileView(ProjectIndex &Index, std::string AbsPath, bool ResolveStars = true);
+    std::string_view moduleName() const override { return Module; }
+    bool isPackage() const override { return Package; }
+    std::vector<std::pair<std::string, std::string>> starImports(std::string_view Module) const override;
+    const flow::ModuleSummary *definition(std::string_view Qualified, std::string &Name) const override;
+    void analysed(const FileContext &File) const override;
+    const std::string &path() const { return Path; }
+    ProjectIndex &index() const { return Index; }
+    /// The module files this view read, with the hash of the text it read, sorted by path.
+    std::vector<std::pair<std::string, uint64_t>> dependencies() const;
+    /// Whether the lint asked for a module whose summary was still pending (see
+    /// ProjectIndex::setPending) and which, now that it is known, has something to say: the
+    /// file must be linted again.
+    bool needsAnotherLint() const;
+    /// Forgets what the last lint asked, before the file is linted again.
+    void reset() const;
+
+  private:
+    const flow::ModuleSummary *definitionFrom(std::string_view Qualified, const std::string &FromDir,
+                                              std::string &Name, std::set<std::string> &Seen) const;
+    void starNames(const std::string &File, std::vector<std::pair<std::string, std::string>> &Out,
+                   std::set<std::string> &Seen) const;
+    ProjectIndex &Index;
+    std::string Path, Dir, Module;
+    bool Package = false, ResolveStars;
+    mutable std::map<std::string, uint64_t> Read;
+    // What the lint asked of modules whose summaries were pending: qualified names, and star
+    // imports as "*module".
+    mutable std::vector<std::string> Waiting;
+    mutable bool StarsPending = false;
+  };
+
+  /// The summary of the module file \p AbsPath (nullptr when it cannot be read or parsed).
+  /// With \p TableOnly, only its imports, star imports and `__all__` are needed, which never
+  /// read another module.
+  /// \p Pending, when given, is set (and nullptr returned) for a module whose summary is
+  /// pending: it is in the files being linted and will come from its own lint.
+  const flow::ModuleSummary *summary(const std::string &AbsPath, bool TableOnly, uint64_t *Hash = nullptr,
+                                     bool *Pending = nullptr);
+  /// The files a batch lint is about to lint (absolute paths): their summaries are taken from
+  /// their own lints (ProjectView::analysed) rather than from a parse of their own. Until a
+  /// file's lint has given its summary, a view asking for it is told nothing and remembers it;
+  /// after the pass, `setPending({})` and FileView::needsAnotherLint() say which files to lint
+  /// again. The results are those of a run where every summary was known from the start.
+  void setPending(const std::vector<std::string> &AbsPaths);
+  /// Stores the summary of the pending file \p AbsPath from its lint's analyses; only its import
+  /// table where its star imports were themselves pending (the summary would lack their names).
+  void store(const std::string &AbsPath, const FileContext &File, bool StarsResolved);
+  /// How many module files were summarised (for tests and the benchmark).
+  size_t summarised() const;
+  /// Forgets what was read of \p AbsPath (the editor changed it, or the disk did): the next
+  /// lint that needs it summarises it again. An empty path forgets everything, and which
+  /// modules exist too.
+  void invalidate(const std::string &AbsPath);
+
+private:
+  struct Entry {
+    std::unique_ptr<flow::ModuleSummary> Full, Table;
+    uint64_t Hash = 0; // of the text summarised
+    bool Unreadable = false;
+  };
+  std::string Root, OnlyPackage;
+  TextSource Texts;
+  mutable std::mutex Lock;
+  std::unordered_map<std::string, Entry> Entries;
+  std::unordered_set<std::string> Pending;
+  /// Builds the summary (or just the import table) of a parsed module.
+  std::unique_ptr<flow::ModuleSummary> build(const std::string &AbsPath, const FileContext &File,
+                                             std::string_view Module, bool TableOnly) const;
+  mutable std::unordered_map<std::string, std::string> Files; // "module\0fromdir" -> file
+  size_t Count = 0;
+};
+
+/// The projects of one run: an index per project root, each file's root found once per
+/// folder. Disabled (`--no-project`), every file is analysed alone.
+class Projects {
+public:
+  /// \p RootOverride (`--project-root`), when not empty, is every file's root.
+  explicit Projects(std::string RootOverride = {}, bool Enabled = true,
+                    ProjectIndex::TextSource Texts = nullptr);
+  /// ProjectIndex::invalidate on every project.
+  void invalidate(const std::string &AbsPath);
+  /// The index of the project \p Path belongs to; nullptr when disabled.
+  ProjectIndex *forFile(const std::string &Path);
+  /// The content hash of the file at \p AbsPath now (0 when it cannot be read), read once per
+  /// run: what a cached result's dependencies are checked against.
+  uint64_t currentHash(const std::string &AbsPath);
+
+private:
+  std::string Override;
+  bool Enabled;
+  ProjectIndex::TextSource Texts;
+  std::mutex Lock;
+  std::unordered_map<std::string, ProjectRoot> RootOfDir;
+  std::map<std::string, std::unique_ptr<ProjectIndex>> Indexes;
+  std::unordered_map<std::string, uint64_t> Hashes;
+};
+
+} // namespace torchlint

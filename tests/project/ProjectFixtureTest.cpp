@@ -1,0 +1,181 @@
+// The multi-file fixture projects of fixtures/projects/: each folder is a small project whose
+// files import each other. Linted together (as `torchlint check DIR`), and each file also
+// named alone (as pre-commit passes a few files), the findings must be exactly the
+// `# expect: CODE` lines of every file; analysed with `--no-project`, none of the findings
+// that need another file may appear (the fixtures test what the project adds).
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/Path.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace torchlint::test {
+namespace {
+
+const std::string ProjectsDir = std::string(TORCHLINT_SOURCE_DIR) + "/fixtures/projects";
+
+std::vector<std::string> projectNames() {
+  std::vector<std::string> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(ProjectsDir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::fs::is_directory(It->path()))
+      Out.push_back(llvm::sys::path::filename(It->path()).str());
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+std::vector<std::string> pythonFiles(const std::string &Dir) {
+  std::vector<std::string> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::StringRef(It->path()).endswith(".py"))
+      Out.push_back(It->path().substr(Dir.size() + 1));
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+/// "file:line:code" for every `# expect:` of the project's files.
+std::multiset<std::string> expected(const std::string &Dir) {
+  std::multiset<std::string> Out;
+  std::regex Expect("#\\s*expect:\\s*([A-Z0-9, ]+)");
+  for (const std::string &Rel : pythonFiles(Dir)) {
+    std::istringstream In(readFile(Dir + "/" + Rel));
+    std::string Line;
+    std::smatch M;
+    for (int No = 1; std::getline(In, Line); ++No)
+      if (std::regex_search(Line, M, Expect)) {
+        std::stringstream SS(M[1]);
+        for (std::string C; std::getline(SS, C, ',');) {
+          C.erase(std::remove(C.begin(), C.end(), ' '), C.end());
+          if (!C.empty())
+            Out.insert(Rel + ":" + std::to_string(No) + ":" + C);
+        }
+      }
+  }
+  return Out;
+}
+
+/// "file:line:code" of a JSON report, file names relative to \p Dir.
+std::multiset<std::string> found(const RunResult &R, const std::string &Dir) {
+  std::multiset<std::string> Out;
+  auto J = llvm::json::parse(R.Out);
+  if (!J) {
+    ADD_FAILURE() << "not JSON: " << llvm::toString(J.takeError()) << "\n" << R.Out << R.Err;
+    return Out;
+  }
+  for (const llvm::json::Value &D : *J->getAsArray()) {
+    const llvm::json::Object *O = D.getAsObject();
+    std::string File = O->getString("filename")->str();
+    if (llvm::StringRef(File).startswith(Dir + "/"))
+      File = File.substr(Dir.size() + 1);
+    Out.insert(File + ":" + std::to_string(*O->getObject("location")->getInteger("row")) + ":" +
+               O->getString("code")->str());
+  }
+  return Out;
+}
+
+std::string show(const std::multiset<std::string> &S) {
+  std::string Out;
+  for (const std::string &X : S)
+    Out += "  " + X + "\n";
+  return Out.empty() ? "  (none)\n" : Out;
+}
+
+class ProjectFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ProjectFixture, FindingsAreTheExpectedOnes) {
+  std::string Dir = ProjectsDir + "/" + GetParam();
+  std::multiset<std::string> Want = expected(Dir);
+  RunResult R = runTorchlint({"check", "--no-cache", "--select", "ALL", "--format", "json", "."}, Dir);
+  EXPECT_EQ(R.Exit, Want.empty() ? 0 : 1) << R.Err;
+  std::multiset<std::string> Got = found(R, ".");
+  for (auto &G : std::multiset<std::string>(Got)) // `./a.py` -> `a.py`
+    if (llvm::StringRef(G).startswith("./")) {
+      Got.erase(Got.find(G));
+      Got.insert(G.substr(2));
+    }
+  EXPECT_EQ(Got, Want) << "expected:\n" << show(Want) << "found:\n" << show(Got);
+}
+
+TEST_P(ProjectFixture, EachFileNamedAloneSeesItsImports) {
+  // pre-commit passes only the changed files: the modules they import are still read.
+  std::string Dir = ProjectsDir + "/" + GetParam();
+  std::multiset<std::string> Want = expected(Dir);
+  for (const std::string &Rel : pythonFiles(Dir)) {
+    RunResult R = runTorchlint({"check", "--no-cache", "--select", "ALL", "--format", "json", Rel}, Dir);
+    std::multiset<std::string> Mine;
+    for (const std::string &W : Want)
+      if (llvm::StringRef(W).startswith(Rel + ":"))
+        Mine.insert(W);
+    EXPECT_EQ(found(R, "."), Mine) << Rel;
+  }
+}
+
+TEST_P(ProjectFixture, WithoutTheProjectTheCrossFileFindingsAreGone) {
+  std::string Dir = ProjectsDir + "/" + GetParam();
+  std::multiset<std::string> Want = expected(Dir);
+  RunResult R = runTorchlint({"check", "--no-cache", "--no-project", "--select", "ALL", "--format", "json", "."}, Dir);
+  std::multiset<std::string> Alone = found(R, ".");
+  std::multiset<std::string> Extra;
+  for (const std::string &A : Alone)
+    if (!Want.count(llvm::StringRef(A).startswith("./") ? A.substr(2) : A))
+      Extra.insert(A);
+  EXPECT_TRUE(Extra.empty()) << "findings without the project that the project removes:\n" << show(Extra);
+  if (GetParam() != "unresolved")
+    EXPECT_LT(Alone.size(), Want.size()) << "this project's findings need no other file: it tests nothing";
+}
+
+INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture, ::testing::ValuesIn(projectNames()),
+                         [](const auto &Info) { return Info.param; });
+
+} // namespace
+} // namespace torchlint::test
+
+namespace torchlint::test {
+namespace {
+
+// A cached result depends on the modules the lint read: a change to data.py re-lints
+// train.py (and only what imports it), an unchanged tree is served from the cache.
+TEST(ProjectCache, AChangedModuleRelintsTheFilesThatImportIt) {
+  std::string Dir = tempDir();
+  writeFile(Dir + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  writeFile(Dir + "/data.py", "import torch\n\n\ndef batch(n):\n    return torch.randn(n, 4)\n");
+  std::string Train = "import torch\nimport torch.nn as nn\nfrom data import batch\n\n"
+                      "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+                      "model = nn.Linear(4, 2).to(device)\nout = model(batch(3))\n";
+  writeFile(Dir + "/train.py", Train);
+  writeFile(Dir + "/other.py", "import torch\n\nx = torch.zeros(2)\n");
+  std::vector<std::string> Args = {"check", "--cache-dir", Dir + "/.cache", "--format", "concise", "."};
+  RunResult First = runTorchlint(Args, Dir);
+  EXPECT_EQ(First.Exit, 1) << First.Out << First.Err;
+  EXPECT_NE(First.Out.find("train.py:7:7: TL102"), std::string::npos) << First.Out;
+  RunResult Warm = runTorchlint(Args, Dir);
+  EXPECT_EQ(Warm.Out, First.Out);
+  // The helper now builds on the caller's device: the mismatch is gone from train.py,
+  // whose own text did not change.
+  writeFile(Dir + "/data.py", "import torch\n\n\ndef batch(n, device=None):\n    return torch.randn(n, 4, "
+                              "device=device)\n");
+  RunResult After = runTorchlint(Args, Dir);
+  EXPECT_EQ(After.Exit, 0) << After.Out << After.Err;
+  EXPECT_EQ(After.Out.find("TL102"), std::string::npos) << After.Out;
+  // And back: the stored result of the first text is not reused for the second.
+  writeFile(Dir + "/data.py", "import torch\n\n\ndef batch(n):\n    return torch.randn(n, 4)\n");
+  RunResult Again = runTorchlint(Args, Dir);
+  EXPECT_NE(Again.Out.find("train.py:7:7: TL102"), std::string::npos) << Again.Out;
+}
+
+TEST(ProjectCache, StandardInputNamedAfterAProjectFileReadsItsImports) {
+  std::string Dir = ProjectsDir + "/cpu_batches";
+  RunResult R = runTorchlint({"check", "--format", "concise", "--stdin-filename", "train.py"}, Dir,
+                             readFile(Dir + "/train.py"));
+  EXPECT_NE(R.Out.find("train.py:13:10: TL102"), std::string::npos) << R.Out << R.Err;
+}
+
+} // namespace
+} // namespace torchlint::test
