@@ -289,7 +289,8 @@ std::string spawnAndWait(const std::vector<std::string> &Args, unsigned KillAfte
 }
 
 /// Runs the script under the tracer, which writes what ran (and, as it goes, what it has so
-/// far) into a temporary folder, each DataLoader worker its own file; the folder is removed
+/// far) into a temporary folder, each child process (DataLoader workers, spawned ranks) its own
+/// file; the folder is removed
 /// whatever happens. An error message, or empty.
 std::string trace(const Command &C, const Options &O, const std::string &Tracer, const std::string &Root,
                   RuntimeRun &Out, Waited &W) {
@@ -324,7 +325,7 @@ std::string trace(const Command &C, const Options &O, const std::string &Tracer,
   int Rc = WIFEXITED(W.Status) ? WEXITSTATUS(W.Status) : -1;
   if (!Run->Started || (Rc == TracerCannotRun && !Run->Error.empty()))
     return Run->Error.empty() ? std::string("the script did not start") : Run->Error;
-  // What the DataLoader workers saw.
+  // What the child processes saw (DataLoader workers, spawned ranks, multiprocessing children).
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
     llvm::StringRef Name = llvm::sys::path::filename(It->path());
@@ -421,8 +422,22 @@ std::map<std::string, unsigned> summarize(const std::vector<FileOutcome> &Outcom
   if (Run.MaxStepsReached)
     llvm::errs() << "torchlint confirm: the training loop's DataLoader stopped after --max-steps " << MaxSteps
                  << "; the code after the loop ran\n";
-  if (Run.Children)
-    llvm::errs() << "torchlint confirm: " << Run.Children << " DataLoader worker process(es) traced\n";
+  if (Run.Children) {
+    // "2 torch.multiprocessing.spawn rank(s), 4 DataLoader worker(s)": each traced, its
+    // events, lines and optimizer steps merged into this report.
+    std::string Kinds;
+    for (const auto &[Role, Name] : {std::pair{"rank", "torch.multiprocessing.spawn rank(s)"},
+                                     std::pair{"worker", "DataLoader worker(s)"},
+                                     std::pair{"process", "other child process(es)"}})
+      if (auto It = Run.ChildRoles.find(Role); It != Run.ChildRoles.end())
+        Kinds += (Kinds.empty() ? "" : ", ") + std::to_string(It->second) + " " + Name;
+    llvm::errs() << "torchlint confirm: child processes traced: " << Kinds;
+    if (Run.ChildSteps)
+      llvm::errs() << "; " << Run.ChildSteps << " of the optimizer steps ran in them";
+    for (const auto &[Why, N] : Run.ChildStops)
+      llvm::errs() << "; " << N << " ended at --" << Why;
+    llvm::errs() << "\n";
+  }
   if (!End.Line.empty())
     llvm::errs() << "torchlint confirm: " << End.Line << "\n";
   if (Run.ExitCode && !End.TracerStopped)

@@ -42,7 +42,8 @@ const std::vector<KindCodes> &kinds() {
       {"invalid-device", {"TL106", "TL107"}, "TLR106", Severity::Error,
        "a device this machine does not have, or no device at all, was asked for when the program ran"},
       {"cuda-in-worker", {"TL108"}, "TLR108", Severity::Error,
-       "CUDA was used in a forked DataLoader worker when the program ran"},
+       "CUDA was used in a forked child process (a DataLoader worker) after the parent had initialised it, when "
+       "the program ran"},
       {"parameter-not-leaf", {"TL601"}, "TLR601", Severity::Error,
        "a module attribute got a non-leaf tensor instead of a parameter when the program ran"},
   };
@@ -133,8 +134,22 @@ std::string_view whyNotCheckable(std::string_view Code) {
 void mergeChild(RuntimeRun &Into, RuntimeRun &&Child) {
   for (auto &[File, Lines] : Child.Coverage)
     Into.Coverage[File].insert(Lines.begin(), Lines.end());
-  for (auto &E : Child.Events)
+  // The evidence says where it was seen when that was not the script's own process.
+  std::string_view Where = Child.Role == "worker" ? " (in a DataLoader worker)"
+                           : Child.Role == "rank" ? " (in a torch.multiprocessing.spawn rank)"
+                                                  : " (in a child process)";
+  for (auto &E : Child.Events) {
+    E.Evidence += Where;
     Into.Events.push_back(std::move(E));
+  }
+  Into.Steps += Child.Steps;
+  Into.ChildSteps += Child.Steps;
+  Into.MaxStepsReached = Into.MaxStepsReached || Child.MaxStepsReached;
+  if (!Into.Stop && Child.Stop)
+    Into.Stop = std::move(Child.Stop);
+  ++Into.ChildRoles[Child.Role.empty() ? "process" : Child.Role];
+  if (Child.Stopped == "max-steps" || Child.Stopped == "timeout")
+    ++Into.ChildStops[Child.Stopped];
   ++Into.Children;
 }
 
@@ -159,6 +174,7 @@ llvm::Expected<RuntimeRun> parseRuntimeRun(llvm::StringRef Text) {
   R.Torch = Str(*O, "torch");
   R.Python = Str(*O, "python");
   R.Note = Str(*O, "note");
+  R.Role = Str(*O, "child");
   R.Steps = static_cast<unsigned>(orElse(O->getInteger("steps"), 0));
   if (auto C = O->getInteger("exit_code"))
     R.ExitCode = static_cast<int>(*C);

@@ -44,7 +44,14 @@ struct RuntimeRun {
   std::optional<int> ExitCode; // the script's own exit status, where it got to one
   std::optional<TracerStop> Stop;
   bool MaxStepsReached = false; // the training loop's DataLoader stopped at --max-steps
-  unsigned Children = 0;        // child processes (DataLoader workers) whose events were merged
+  unsigned Children = 0;        // child processes whose events were merged
+  // A child's own file says what it was: "worker" (a DataLoader worker), "rank" (a
+  // torch.multiprocessing.spawn rank), "process" (another multiprocessing child); empty for the
+  // script's process.
+  std::string Role;
+  std::map<std::string, unsigned> ChildRoles; // how many children of each role were merged
+  unsigned ChildSteps = 0;                    // of Steps, the optimizer steps taken in children
+  std::map<std::string, unsigned> ChildStops; // children torchlint ended: "max-steps", "timeout"
   double ElapsedS = 0;
   int VirtualCuda = 0;
   std::map<std::string, std::set<uint32_t>> Coverage; // real path -> lines that ran
@@ -53,7 +60,9 @@ struct RuntimeRun {
 
 /// Reads the tracer's JSON; an Error for anything that is not its shape.
 llvm::Expected<RuntimeRun> parseRuntimeRun(llvm::StringRef Text);
-/// Adds what a child process recorded (its own file, the same shape) to \p Into.
+/// Adds what a child process recorded (its own file, the same shape) to \p Into: its lines,
+/// its events, its optimizer steps (counted in Steps and ChildSteps), a tracer stop in it (when
+/// \p Into has none) and whether its training loop reached --max-steps.
 void mergeChild(RuntimeRun &Into, RuntimeRun &&Child);
 
 /// Why no run can confirm or refute a finding of \p Code (not-checkable), or "" when some

@@ -64,7 +64,8 @@ class Recorder:
         self.factories = {}
         self.coverage = {}
         if self.virtual:
-            self.virtual.forked = True
+            # PyTorch refuses CUDA in a forked child only when the parent had initialised it.
+            self.virtual.forked = self.virtual.initialized
 
     # --- frames ----------------------------------------------------------------------------
     def is_user(self, filename):

@@ -60,6 +60,21 @@ def parse(argv):
     return o
 
 
+def note_ending_event(rec, e):
+    """The exception that ended the run (or a child's work) is evidence when its message is
+    (ENDING_EVENTS) and no op the tracer saw raised it first."""
+    if getattr(e, "_torchlint_seen", False):
+        return
+    frames = rec.user_frames(tb=e.__traceback__)
+    message = str(e).splitlines()[0] if str(e) else ""
+    if not frames:
+        return
+    for needle, kind in ENDING_EVENTS:
+        if needle in message:
+            rec.event(kind, frames, "%s: %s" % (type(e).__name__, message), failed=True)
+            break
+
+
 def finish_events(rec, steps):
     for e in rec.events:
         if e["kind"] == "transfer-in-forward":
@@ -164,7 +179,11 @@ def main(argv):
     rec.real_cuda = virtual is None and torch.cuda.is_available()
     out["cuda_available"] = torch.cuda.is_available() if virtual is None else False
     rec.install()
-    children.install(rec, opts.out)
+    # What a child started with `spawn` needs to trace itself (children.get_command_line).
+    config = {"tracer": os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out": opts.out,
+              "root": opts.root, "max_steps": opts.max_steps, "virtual_cuda": opts.virtual_cuda,
+              "deadline": time.time() + opts.timeout if opts.timeout > 0 else 0}
+    children.install(rec, opts.out, config)
 
     deadline = {"hit": False}
 
@@ -219,7 +238,9 @@ def main(argv):
         code = 1
         out["stopped"] = "exception"
         frames = rec.user_frames(tb=e.__traceback__)
-        message = str(e).splitlines()[0] if str(e) else ""
+        # The first line that says something (torch.multiprocessing.spawn's error starts with
+        # blank lines, then "-- Process 0 terminated with the following error:").
+        message = next((l.strip() for l in str(e).splitlines() if l.strip()), "")
         out["exception"] = {
             "type": type(e).__name__,
             "message": message,
@@ -234,11 +255,7 @@ def main(argv):
             out["tracer_stop"] = gap
         else:
             traceback.print_exc()
-            if not getattr(e, "_torchlint_seen", False) and frames:
-                for needle, kind in ENDING_EVENTS:
-                    if needle in message:
-                        rec.event(kind, frames, "%s: %s" % (type(e).__name__, message), failed=True)
-                        break
+            note_ending_event(rec, e)
     finally:
         sys.settrace(None)
         threading.settrace(None)

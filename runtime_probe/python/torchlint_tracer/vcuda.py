@@ -107,7 +107,9 @@ class VirtualCuda:
         self.current = 0
         self.saved = {}
         self.initialized = False  # a tensor was put on a virtual device in this process
-        self.forked = False  # this is a forked DataLoader worker (children.py)
+        # This is a forked child (a DataLoader worker, a multiprocessing.Process) of a process
+        # that had initialised CUDA (record.Recorder.enter_child): CUDA cannot be used here.
+        self.forked = False
 
     # --- devices of tensors -------------------------------------------------------------
     def device_of(self, t):
@@ -135,7 +137,7 @@ class VirtualCuda:
         index = self.current if dev.index is None else dev.index
         if index >= self.count:
             raise mimic(RuntimeError("CUDA error: invalid device ordinal"))
-        if self.forked and self.initialized:
+        if self.forked:
             raise mimic(RuntimeError("Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
                                      "multiprocessing, you must use the 'spawn' start method"))
         self.initialized = True
