@@ -27,6 +27,7 @@ struct OptimizerLoad {
   NodeMark Change;       // the first move or replacement of the model after the load (0: none)
   bool Replaced = false; // Change replaced the parameters rather than moving them
   Device NewDevice;      // for a move: where the model went (unknown when the code does not say)
+  std::string Through;   // a helper of another module that loads it: "`restore` (ckpt.py:4)"
 };
 
 class DeviceFlow {

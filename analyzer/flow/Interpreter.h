@@ -216,6 +216,10 @@ private:
   /// A project module's constant named at \p E (`DEVICE`, `config.DEVICE`); nullopt if none.
   std::optional<Value> projectConstant(TSNode E);
   std::string starDefinition(std::string_view Name);
+  void parameterFacts(int32_t Scope, flow::Export &E);
+  /// A call of a project function: the modules it may move escape, the optimizers it loads a
+  /// state into load it here.
+  void projectArguments(TSNode C, const CallArgs &A, const ModuleSummary &S, const Export &E, std::string_view Q);
   Value imported(const ExportedValue &X, TSNode At, ImportReason Why);
   std::unordered_map<std::string, std::pair<const ModuleSummary *, const Export *>> ProjectNames;
   std::deque<std::string> Interned; // names of configured devices of other modules

@@ -6,6 +6,8 @@
 
 #include "source/Strings.h"
 
+#include <algorithm>
+
 namespace torchlint::flow {
 
 std::pair<const ModuleSummary *, const Export *> DeviceFlow::Impl::projectName(std::string_view Q) {
@@ -89,6 +91,36 @@ std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, 
     return std::nullopt; // a module-level object called: whatever it returns is unknown
   }
   return std::nullopt;
+}
+
+void DeviceFlow::Impl::projectArguments(TSNode C, const CallArgs &A, const ModuleSummary &S, const Export &E,
+                                        std::string_view Q) {
+  auto Position = [&](std::string_view Keyword) -> size_t {
+    auto It = std::find(E.Params.begin(), E.Params.end(), Keyword);
+    return It == E.Params.end() ? 32 : static_cast<size_t>(It - E.Params.begin());
+  };
+  auto Bit = [](uint32_t Bits, size_t At) { return At >= 32 || ((Bits >> At) & 1u) != 0; };
+  std::vector<std::pair<TSNode, size_t>> Args;
+  for (size_t I = 0; I < A.Positional.size(); ++I)
+    Args.emplace_back(A.Positional[I], A.HasSplat ? 32 : I);
+  for (auto &[N, V] : A.Keywords)
+    Args.emplace_back(V, Position(N));
+  for (auto &[Arg, At] : Args) {
+    std::string_view Key = pathKey(Arg);
+    if (Key.empty())
+      continue;
+    auto It = F->S.V.find(Key);
+    if (It != F->S.V.end() && It->second.Kind == ValueKind::Module && Bit(E.MayMove, At)) {
+      It->second.Dev = Device(); // it may be moved in there: its device is unknown now
+      It->second.DevHow = Origin::None;
+      It->second.DevAt = NodeMark{};
+    }
+    if (At < 32 && ((E.LoadsState >> At) & 1u) && F->S.O.count(Key)) {
+      loadOptimizerState(C, Key);
+      if (auto L = Loads.find(C.id); L != Loads.end())
+        L->second.Through = "`" + std::string(lastComponent(Q)) + "` (" + S.Display + ":" + std::to_string(E.Line) + ")";
+    }
+  }
 }
 
 std::optional<Value> DeviceFlow::Impl::projectConstant(TSNode E) {

@@ -115,17 +115,52 @@ void DeviceFlow::Impl::summarize(ModuleSummary &Out) {
     if (Worth(X))
       Out.Names[std::string(C.Name)] = {Export::Kind::ModuleClass, std::move(X), lineOf(C.Node)};
   }
-  // Functions: what they return built by themselves (parameters are unknown).
+  // Functions: what they return built by themselves (parameters are unknown), and what they
+  // do to their arguments.
   for (auto &[Name, Scope] : TopFunctions) {
     TSNode Fn = M.scope(Scope).Node;
-    if (!mayMatter(Fn) && !callsSource(afterName(Fn), /*Constructors=*/true))
-      continue;
-    ExportedValue X = Export(localCall(Scope));
-    F = &Top;
-    if (Worth(X))
-      Out.Names[std::string(Name)] = {Export::Kind::Function, std::move(X), lineOf(Fn)};
+    flow::Export E;
+    E.What = Export::Kind::Function;
+    E.Line = lineOf(Fn);
+    parameterFacts(Scope, E);
+    if (mayMatter(Fn) || callsSource(afterName(Fn), /*Constructors=*/true)) {
+      E.Result = Export(localCall(Scope));
+      F = &Top;
+    }
+    if (Worth(E.Result) || E.LoadsState)
+      Out.Names[std::string(Name)] = std::move(E);
   }
   F = nullptr;
+}
+
+// Which parameters of the function \p Scope it may move, and on which it loads a state dict:
+// read off its text, as mayMove() reads a local helper's.
+void DeviceFlow::Impl::parameterFacts(int32_t Scope, flow::Export &E) {
+  TSNode Fn = M.scope(Scope).Node;
+  std::string_view Body = Text(field(Fn, "body"));
+  size_t Position = 0;
+  E.MayMove = 0;
+  for (const Parameter &P : parametersOf(Fn)) {
+    if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default)) {
+      E.MayMove = ~0u; // *args, **kwargs: anything may happen to anything
+      break;
+    }
+    std::string_view N = Text(P.Name);
+    E.Params.emplace_back(N);
+    if (Position < 32) {
+      if (mayMove(Scope, Position, {}))
+        E.MayMove |= 1u << Position;
+      std::string Load = std::string(N) + ".load_state_dict(";
+      for (size_t At = Body.find(Load); At != std::string_view::npos; At = Body.find(Load, At + 1))
+        if (At == 0 || !nameByte(Body[At - 1])) {
+          E.LoadsState |= 1u << Position;
+          break;
+        }
+    }
+    ++Position;
+  }
+  if (Position >= 32)
+    E.MayMove = ~0u;
 }
 
 ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display) {
@@ -160,6 +195,10 @@ uint64_t summaryHash(const ModuleSummary &S) {
     Mix(Name);
     Num(static_cast<int64_t>(E.What));
     Num(E.Line);
+    Num(E.MayMove);
+    Num(E.LoadsState);
+    for (const std::string &P : E.Params)
+      Mix(P);
     const ExportedValue &X = E.Result;
     for (int64_t N : {static_cast<int64_t>(X.Kind), static_cast<int64_t>(X.Dev), static_cast<int64_t>(X.Index),
                       static_cast<int64_t>(X.Type), static_cast<int64_t>(X.R), static_cast<int64_t>(X.How), static_cast<int64_t>(X.HowLine),

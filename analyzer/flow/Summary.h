@@ -39,6 +39,11 @@ struct Export {
   Kind What = Kind::Function;
   ExportedValue Result;
   uint32_t Line = 0; // 1-based line of the definition
+  /// A function's plain parameters, in order (for arguments passed by keyword).
+  std::vector<std::string> Params;
+  /// Bits by parameter position: which the function may move (`p.to(...)`, or hands on to
+  /// other code), and on which it calls `.load_state_dict(...)` (`restore(model, opt, path)`).
+  uint32_t MayMove = ~0u, LoadsState = 0;
   bool operator==(const Export &) const = default;
 };
 

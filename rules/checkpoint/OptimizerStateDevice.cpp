@@ -54,7 +54,9 @@ optimizer.load_state_dict(ckpt["optimizer"])
   argument, an attribute set in another method), is rebound between the steps, or the
   optimizer is built over something other than one model's `parameters()`.
 - The load and the move are in different branches (`if resume: ... else: model.to(device)`),
-  or in different functions.
+  or in different functions. (A helper of another module of the project that calls
+  `opt.load_state_dict(...)` on its argument, `restore(model, opt, path)`, counts as the
+  load, at its call.)
 - A move whose target is a device the model may already be on: a model created with a
   `device=` argument, moved before, or passed to a function we do not read (`setup(model)`),
   then moved to a device the code does not spell out.
@@ -78,7 +80,6 @@ public:
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
-  std::vector<std::string_view> calleeNames() const override { return {"load_state_dict"}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const flow::DeviceFlow &F = Ctx.analysis<flow::DeviceFlow>();
@@ -94,7 +95,10 @@ public:
             : "`" + Opt + "` loads its state before `" + Model +
                   "` is moved: `load_state_dict` puts the state on the parameters' device at load time, so it "
                   "stays behind; move the model before loading the optimizer";
-    Diagnostic &D = Ctx.report(methodCallRange(N.Node), Msg);
+    // `restore(model, opt, path)`: a helper of another module of the project loads it.
+    Diagnostic &D = Ctx.report(L->Through.empty() ? methodCallRange(N.Node) : RuleContext::range(N.Node), Msg);
+    if (!L->Through.empty())
+      D.Notes.push_back(Note{RuleContext::range(N.Node), L->Through + " calls `" + Opt + ".load_state_dict(...)`"});
     D.Notes.push_back(Note{RuleContext::range(F.node(L->Change)),
                            L->Replaced ? "`" + Model + "`'s parameters are replaced here"
                                        : "`" + Model + "` is moved here, after the load"});
