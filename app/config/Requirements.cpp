@@ -56,14 +56,6 @@ std::optional<std::string> readFile(const std::string &Path) {
 
 std::string fileName(const std::string &Path) { return std::string(llvm::sys::path::filename(Path)); }
 
-/// \p Path made absolute, without `.` and `..` components.
-std::string absolutePath(const std::string &Path) {
-  llvm::SmallString<256> Abs(Path);
-  llvm::sys::fs::make_absolute(Abs);
-  llvm::sys::path::remove_dots(Abs, true);
-  return std::string(Abs);
-}
-
 /// Each requirement the text of a `requirements.txt` or an `install_requires` lists.
 std::optional<DeclaredTorch> firstBound(const std::vector<std::string_view> &Requirements, const std::string &File) {
   for (std::string_view R : Requirements)
@@ -258,6 +250,13 @@ std::optional<TorchVersion> torchLowerBound(std::string_view R, bool Poetry) {
       Lower = V;
   }
   return Lower;
+}
+
+std::string absolutePath(const std::string &Path) {
+  llvm::SmallString<256> Abs(Path);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, true);
+  return std::string(Abs);
 }
 
 std::string projectRoot(const std::string &Path) {

@@ -23,6 +23,9 @@ struct DeclaredTorch {
 /// requirement without a lower bound. \p Poetry reads a bare version (`2.1`) as `==2.1`.
 std::optional<TorchVersion> torchLowerBound(std::string_view Requirement, bool Poetry = false);
 
+/// \p Path made absolute, without `.` and `..` components.
+std::string absolutePath(const std::string &Path);
+
 /// The project root of a file or folder: the nearest folder above it holding
 /// pyproject.toml, setup.py, setup.cfg or .git (as Ruff and Pyright find theirs); empty when
 /// there is none.

@@ -2,6 +2,7 @@
 // diagnostics (byte ranges) and protocol positions (UTF-16 or UTF-8 columns).
 #include "lsp/Server.h"
 
+#include "config/Requirements.h"
 #include "diag/Suppressions.h"
 #include "driver/Driver.h"
 #include "driver/FixLoop.h"
@@ -63,15 +64,6 @@ struct Server::Document {
   std::string AbsPath;            // as the project knows it
   std::set<std::string> Deps;     // the project modules its last lint read (absolute paths)
 };
-
-namespace {
-std::string absoluteOf(const std::string &Path) {
-  llvm::SmallString<256> P(Path);
-  llvm::sys::fs::make_absolute(P);
-  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
-  return std::string(P);
-}
-} // namespace
 
 Server::Server(const Registry &R, ServerOptions O)
     : Reg(R), Lint(R), Opts(std::move(O)), Resolver(std::make_unique<ConfigResolver>(R, CliOptions{})),
@@ -290,7 +282,7 @@ void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
                   Config = true;
                 else if (llvm::StringRef(*Path).endswith(".py"))
                   // A module created or deleted changes what imports resolve to: forget all.
-                  moduleChanged(CO->getInteger("type").getValueOr(2) == 2 ? absoluteOf(*Path) : std::string());
+                  moduleChanged(CO->getInteger("type").getValueOr(2) == 2 ? absolutePath(*Path) : std::string());
               }
     if (Config)
       reloadConfig();

@@ -1,6 +1,7 @@
 // Module resolution within the project and the per-run store of module summaries.
 #include "project/ProjectIndex.h"
 
+#include "config/Requirements.h"
 #include "driver/Cache.h"
 #include "driver/Driver.h"
 #include "parse/Tree.h"
@@ -15,12 +16,7 @@ namespace torchlint {
 
 namespace {
 
-std::string absolute(const std::string &Path) {
-  llvm::SmallString<256> P(Path);
-  llvm::sys::fs::make_absolute(P);
-  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
-  return std::string(P);
-}
+std::string absolute(const std::string &Path) { return absolutePath(Path); }
 
 bool isFile(const std::string &P) { return llvm::sys::fs::is_regular_file(P); }
 

@@ -92,24 +92,23 @@ bool jsonMatches(const Value &E, const Value &A, std::string &Why, const std::st
 LspHarness::LspHarness(lsp::ServerOptions Opts, size_t MaxMessageBytes)
     : S(rules::registry(), std::move(Opts)), MaxBytes(MaxMessageBytes) {}
 
-std::vector<Value> LspHarness::feedRaw(const std::string &Bytes) {
+/// Runs \p Work on a transport reading \p Bytes; returns what the server wrote to it.
+template <class F> std::vector<Value> LspHarness::through(const std::string &Bytes, F Work) {
   lsp::StringSource In(Bytes);
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   lsp::Transport T(In, OS, lsp::InputStyle::Standard, MaxBytes);
-  S.run(T);
+  Work(T);
   OS.flush();
   return unframe(Out);
 }
 
+std::vector<Value> LspHarness::feedRaw(const std::string &Bytes) {
+  return through(Bytes, [&](lsp::Transport &T) { S.run(T); });
+}
+
 std::vector<Value> LspHarness::idle() {
-  lsp::StringSource In("");
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  lsp::Transport T(In, OS, lsp::InputStyle::Standard, MaxBytes);
-  S.runIdleChecks(T);
-  OS.flush();
-  return unframe(Out);
+  return through("", [&](lsp::Transport &T) { S.runIdleChecks(T); });
 }
 
 std::vector<Value> LspHarness::send(const std::vector<Value> &Msgs) {

@@ -37,6 +37,7 @@ public:
   std::vector<llvm::json::Value> idle();
 
 private:
+  template <class F> std::vector<llvm::json::Value> through(const std::string &Bytes, F Work);
   lsp::Server S;
   size_t MaxBytes;
 };
