@@ -97,7 +97,11 @@ void DeviceFlow::Impl::summarize(ModuleSummary &Out) {
     if (!Worth(X))
       continue;
     TSNode At = Marked[V.DevAt.Index];
-    Out.Names[std::string(Name)] = {Export::Kind::Constant, std::move(X), ts_node_is_null(At) ? 0 : lineOf(At)};
+    flow::Export E;
+    E.What = Export::Kind::Constant;
+    E.Result = std::move(X);
+    E.Line = ts_node_is_null(At) ? 0 : lineOf(At);
+    Out.Names[std::string(Name)] = std::move(E);
   }
   // Module classes, as a constructor told nothing of devices leaves them.
   for (const ClassInfo &C : M.classes()) {
@@ -112,8 +116,13 @@ void DeviceFlow::Impl::summarize(ModuleSummary &Out) {
     if (!CF.HasState || CF.StateUnplaced)
       continue;
     ExportedValue X = Export(V);
-    if (Worth(X))
-      Out.Names[std::string(C.Name)] = {Export::Kind::ModuleClass, std::move(X), lineOf(C.Node)};
+    if (Worth(X)) {
+      flow::Export E;
+      E.What = Export::Kind::ModuleClass;
+      E.Result = std::move(X);
+      E.Line = lineOf(C.Node);
+      Out.Names[std::string(C.Name)] = std::move(E);
+    }
   }
   // Functions: what they return built by themselves (parameters are unknown), and what they
   // do to their arguments.

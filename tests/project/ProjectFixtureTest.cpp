@@ -127,8 +127,9 @@ TEST_P(ProjectFixture, WithoutTheProjectTheCrossFileFindingsAreGone) {
     if (!Want.count(llvm::StringRef(A).startswith("./") ? A.substr(2) : A))
       Extra.insert(A);
   EXPECT_TRUE(Extra.empty()) << "findings without the project that the project removes:\n" << show(Extra);
-  if (GetParam() != "unresolved")
+  if (GetParam() != "unresolved") {
     EXPECT_LT(Alone.size(), Want.size()) << "this project's findings need no other file: it tests nothing";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture, ::testing::ValuesIn(projectNames()),
