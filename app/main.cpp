@@ -184,9 +184,7 @@ bool checkStdin(ConfigResolver &Resolver, const Linter &L, CheckRun &Run) {
   std::string Source = (*Buf)->getBuffer().str();
   // Standard input named after a file of a project: its imports resolve as the file's would.
   Projects P(ProjectRootOpt, !NoProject && Name != "-");
-  std::optional<ProjectIndex::FileView> View;
-  if (ProjectIndex *Index = P.forFile(Name))
-    View.emplace(*Index, Name);
+  std::optional<ProjectIndex::FileView> View = P.viewFor(Name);
   FixOptions Opts = Run.FixOpts;
   Opts.Project = View ? &*View : nullptr;
   if (!Fixing) {

@@ -141,22 +141,14 @@ struct Owned {
   // As the driver does (lintFiles): the corpus's own files give their summaries from their
   // lints, and a file that asked for one not given yet is linted again at the end of the pass.
   std::unique_ptr<Projects> P;
-  std::vector<std::optional<ProjectIndex::FileView>> Views;
+  Projects::Views Views;
   void refill(const Corpus &C) {
     release();
     P = std::make_unique<Projects>(std::string(), !NoProject);
-    Views.clear();
-    Views.resize(C.Files.size());
-    std::map<ProjectIndex *, std::vector<std::string>> Batch;
-    for (size_t I = 0; I < C.Files.size(); ++I) {
-      ProjectIndex *Index = P->forFile(C.Files[I].Path);
-      if (!Index)
-        continue;
-      Views[I].emplace(*Index, C.Files[I].Path);
-      Batch[Index].push_back(Views[I]->path());
-    }
-    for (auto &[Index, Paths] : Batch)
-      Index->setPending(Paths);
+    std::vector<std::string> Paths;
+    for (const Input &In : C.Files)
+      Paths.push_back(In.Path);
+    Views = P->beginBatch(Paths);
     Outcomes.resize(C.Files.size());
     Texts.resize(C.Files.size());
     for (size_t I = 0; I < C.Files.size(); ++I)
@@ -180,17 +172,8 @@ PerFile lintWith(const Linter &L, const LintSettings &S, const Corpus &C, Owned 
 // The end of a lint pass in project mode: the files whose lint asked for a summary not given
 // yet are linted again (serially: they are few), as lintFiles does.
 size_t secondPass(const Linter &L, const LintSettings &S, const Corpus &C, Owned &Fresh) {
-  std::set<ProjectIndex *> Indexes;
-  for (auto &V : Fresh.Views)
-    if (V)
-      Indexes.insert(&V->index());
-  for (ProjectIndex *Index : Indexes)
-    Index->setPending({});
   size_t Findings = 0;
-  for (size_t I = 0; I < C.Files.size(); ++I) {
-    if (!Fresh.Views[I] || !Fresh.Views[I]->needsAnotherLint())
-      continue;
-    Fresh.Views[I]->reset();
+  for (size_t I : Fresh.P->endBatch(Fresh.Views)) {
     size_t Before = Fresh.Outcomes[I].Diagnostics.size();
     Fresh.Outcomes[I] = lintSource(C.Files[I].Path, std::string(C.Files[I].Text), L, S, &*Fresh.Views[I]);
     Findings += Fresh.Outcomes[I].Diagnostics.size() - Before;

@@ -355,6 +355,12 @@ bool DeviceFlow::Impl::mayMoveUncached(int32_t Scope, size_t Position, std::stri
   return false;
 }
 
+void DeviceFlow::Impl::forgetDevice(Value &Module) {
+  Module.Dev = Device();
+  Module.DevHow = Origin::None;
+  Module.DevAt = NodeMark{};
+}
+
 // A module handed to code we do not follow may be moved there: forget its device.
 void DeviceFlow::Impl::escape(const CallArgs &A, int32_t Callee) {
   size_t Position = 0;
@@ -369,9 +375,7 @@ void DeviceFlow::Impl::escape(const CallArgs &A, int32_t Callee) {
     // (Asked last: reading the helper's body costs more than the look-up.)
     if (Callee >= 0 && !mayMove(Callee, Position, Keyword))
       return;
-    It->second.Dev = Device();
-    It->second.DevHow = Origin::None;
-    It->second.DevAt = NodeMark{};
+    forgetDevice(It->second);
   };
   for (TSNode P : A.Positional) {
     Forget(P);

@@ -320,12 +320,12 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
   bool Local = Top != TopFunctions.end() && M.importOf(Name).empty();
   static constexpr std::string_view Inert[] = {"print", "isinstance", "type", "str",   "repr",      "id",   "hasattr",
                                                "range", "zip",        "list", "tuple", "enumerate", "next", "iter"};
-  if (std::find(std::begin(Inert), std::end(Inert), Name) == std::end(Inert))
-    escape(A, Local && !A.HasSplat ? Top->second : -1);
+  // A function or class of a module the file star-imports: as if imported by name.
   if (!Local && !M.starImports().empty() && M.project())
     if (std::string Q = starDefinition(Name); !Q.empty())
-      if (std::optional<Value> V = projectCall(C, A, Q))
-        return *V;
+      return *projectCallee(C, A, Q);
+  if (std::find(std::begin(Inert), std::end(Inert), Name) == std::end(Inert))
+    escape(A, Local && !A.HasSplat ? Top->second : -1);
   // Only what the helper builds itself is known; parameter-dependent values are not.
   return Local ? localCall(Top->second) : Value();
 }

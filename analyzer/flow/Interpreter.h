@@ -163,6 +163,8 @@ private:
   bool hostBuiltAtEveryCall(int32_t Scope, size_t Position, std::string_view Keyword) const;
   Value localCall(int32_t Scope);
   void escape(const CallArgs &A, int32_t Callee = -1);
+  /// The module's device is unknown from here on (code we do not follow may move it).
+  void forgetDevice(Value &Module);
   bool mayMove(int32_t Scope, size_t Position, std::string_view Keyword) const;
   bool mayMoveUncached(int32_t Scope, size_t Position, std::string_view Keyword) const;
   mutable std::map<std::tuple<int32_t, size_t, std::string>, bool> MayMove; // mayMove's answers
@@ -219,6 +221,7 @@ private:
   void parameterFacts(int32_t Scope, flow::Export &E);
   /// A call of a project function: the modules it may move escape, the optimizers it loads a
   /// state into load it here.
+  std::optional<Value> projectCallee(TSNode C, const CallArgs &A, std::string_view Q);
   void projectArguments(TSNode C, const CallArgs &A, const ModuleSummary &S, const Export &E, std::string_view Q);
   Value imported(const ExportedValue &X, TSNode At, ImportReason Why);
   std::unordered_map<std::string, std::pair<const ModuleSummary *, const Export *>> ProjectNames;

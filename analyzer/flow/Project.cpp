@@ -93,6 +93,17 @@ std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, 
   return std::nullopt;
 }
 
+std::optional<Value> DeviceFlow::Impl::projectCallee(TSNode C, const CallArgs &A, std::string_view Q) {
+  auto [S, E] = projectName(Q);
+  if (!E)
+    return std::nullopt;
+  if (E->What == Export::Kind::Function)
+    projectArguments(C, A, *S, *E, Q); // what it does to its arguments, as its summary says
+  else
+    escape(A);
+  return projectCall(C, A, Q).value_or(Value());
+}
+
 void DeviceFlow::Impl::projectArguments(TSNode C, const CallArgs &A, const ModuleSummary &S, const Export &E,
                                         std::string_view Q) {
   auto Position = [&](std::string_view Keyword) -> size_t {
@@ -110,11 +121,8 @@ void DeviceFlow::Impl::projectArguments(TSNode C, const CallArgs &A, const Modul
     if (Key.empty())
       continue;
     auto It = F->S.V.find(Key);
-    if (It != F->S.V.end() && It->second.Kind == ValueKind::Module && Bit(E.MayMove, At)) {
-      It->second.Dev = Device(); // it may be moved in there: its device is unknown now
-      It->second.DevHow = Origin::None;
-      It->second.DevAt = NodeMark{};
-    }
+    if (It != F->S.V.end() && It->second.Kind == ValueKind::Module && Bit(E.MayMove, At))
+      forgetDevice(It->second); // it may be moved in there
     if (At < 32 && ((E.LoadsState >> At) & 1u) && F->S.O.count(Key)) {
       loadOptimizerState(C, Key);
       if (auto L = Loads.find(C.id); L != Loads.end())

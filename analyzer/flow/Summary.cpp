@@ -172,19 +172,24 @@ void DeviceFlow::Impl::parameterFacts(int32_t Scope, flow::Export &E) {
     E.MayMove = ~0u;
 }
 
-ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display) {
+ModuleSummary importTable(const FileContext &File, std::string Module, std::string Display) {
   ModuleSummary Out;
   Out.Module = std::move(Module);
   Out.Display = std::move(Display);
   const SemanticModel &M = File.model();
   for (auto &[Local, Qualified] : M.imports())
-    if (!M.starBound(Local))
+    if (!M.starBound(Local)) // what the module's own imports bind, not what it took from others
       Out.Imports.emplace(std::string(Local), Qualified);
   Out.Stars = M.starImports();
-  if (ts_node_is_null(File.root()))
-    return Out;
-  Out.All = literalAll(File.root(), M.text());
-  if (!M.importsTorch())
+  if (!ts_node_is_null(File.root()))
+    Out.All = literalAll(File.root(), M.text());
+  return Out;
+}
+
+ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display) {
+  ModuleSummary Out = importTable(File, std::move(Module), std::move(Display));
+  const SemanticModel &M = File.model();
+  if (ts_node_is_null(File.root()) || !M.importsTorch())
     return Out;
   DeviceFlow::Impl I(File.root(), M);
   I.summarize(Out);

@@ -60,6 +60,10 @@ struct ModuleSummary {
   bool operator==(const ModuleSummary &) const = default;
 };
 
+/// Only the module's imports, star imports and `__all__` (what a star import of it binds):
+/// never reads another module.
+ModuleSummary importTable(const FileContext &File, std::string Module, std::string Display);
+
 /// Summarises the analysed file \p File (its semantic model knows its module name through its
 /// project, so relative imports come out absolute). \p Module and \p Display name it.
 ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display);

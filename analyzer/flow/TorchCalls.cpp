@@ -85,14 +85,9 @@ Value DeviceFlow::Impl::apiCall(TSNode C, const CallArgs &A, std::string_view Q)
   if (Name == "tqdm" || Name == "enumerate")
     return Args.empty() ? Value() : Args[0];
   if (Facts.Kind == Api::None)
-    if (auto [S, E] = projectName(Q); E && E->What == Export::Kind::Function) {
-      projectArguments(C, A, *S, *E, Q);
-      return projectCall(C, A, Q).value_or(Value());
-    }
-  escape(A);
-  if (Facts.Kind == Api::None)
-    if (std::optional<Value> P = projectCall(C, A, Q))
+    if (std::optional<Value> P = projectCallee(C, A, Q))
       return *P;
+  escape(A);
   return {};
 }
 

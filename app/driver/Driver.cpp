@@ -204,31 +204,22 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
   // Each file's view of its project. The files linted here give their modules' summaries from
   // their own lints (no second parse); a lint that asked for one not given yet is run again
   // once all are known, if it has something to learn.
-  std::vector<std::optional<ProjectIndex::FileView>> Views(Files.size());
-  std::map<ProjectIndex *, std::vector<std::string>> Batch;
-  if (P)
-    for (size_t I = 0; I < Files.size(); ++I)
-      if (ProjectIndex *Index = P->forFile(Files[I].Path)) {
-        Views[I].emplace(*Index, Files[I].Path);
-        Batch[Index].push_back(Views[I]->path());
-      }
-  for (auto &[Index, Paths] : Batch)
-    Index->setPending(Paths);
+  Projects::Views Views(Files.size());
+  if (P) {
+    std::vector<std::string> Paths;
+    for (const DiscoveredFile &F : Files)
+      Paths.push_back(F.Path);
+    Views = P->beginBatch(Paths);
+  }
   auto One = [&](size_t I) {
     const LintSettings &S = Resolver.settingsFor(*Files[I].Cfg, Files[I].Path);
     const ProjectView *PV = Views[I] ? &*Views[I] : nullptr;
     Out[I] = Cache ? lintPathCached(Files[I].Path, L, S, *Cache, Fresh[I], P, PV) : lintPath(Files[I].Path, L, S, PV);
   };
   forEachIndex(Files.size(), Jobs, One);
-  for (auto &[Index, Paths] : Batch)
-    Index->setPending({});
-  std::vector<size_t> Again;
-  for (size_t I = 0; I < Files.size(); ++I)
-    if (Views[I] && Views[I]->needsAnotherLint())
-      Again.push_back(I);
+  std::vector<size_t> Again = P ? P->endBatch(Views) : std::vector<size_t>();
   forEachIndex(Again.size(), Jobs, [&](size_t K) {
     size_t I = Again[K];
-    Views[I]->reset();
     if (Cache)
       Fresh[I].reset();
     One(I);

@@ -43,9 +43,7 @@ FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver
   }
   FixOptions O = Base;
   O.Fixable = Resolver.fixableFor(*DF.Cfg);
-  std::optional<ProjectIndex::FileView> View;
-  if (ProjectIndex *Index = P ? P->forFile(DF.Path) : nullptr)
-    View.emplace(*Index, DF.Path);
+  std::optional<ProjectIndex::FileView> View = P ? P->viewFor(DF.Path) : std::nullopt;
   O.Project = View ? &*View : nullptr;
   LintSettings S = Resolver.settingsFor(*DF.Cfg, DF.Path);
   FixedFile F = fixSource(DF.Path, std::move(*Text), L, S, O);

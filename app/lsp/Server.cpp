@@ -85,12 +85,9 @@ void Server::moduleChanged(const std::string &AbsPath) {
 }
 
 std::optional<ProjectIndex::FileView> Server::viewFor(Document &D) {
-  ProjectIndex *Index = Proj->forFile(D.Path);
-  if (!Index)
-    return std::nullopt;
-  std::optional<ProjectIndex::FileView> V;
-  V.emplace(*Index, D.Path);
-  D.AbsPath = V->path();
+  std::optional<ProjectIndex::FileView> V = Proj->viewFor(D.Path);
+  if (V)
+    D.AbsPath = V->path();
   return V;
 }
 

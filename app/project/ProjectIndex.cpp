@@ -174,18 +174,8 @@ std::unique_ptr<flow::ModuleSummary> ProjectIndex::build(const std::string &AbsP
   std::string Display = AbsPath;
   if (llvm::StringRef(AbsPath).startswith(Root + "/"))
     Display = AbsPath.substr(Root.size() + 1);
-  if (!TableOnly)
-    return std::make_unique<flow::ModuleSummary>(flow::summarize(File, std::string(Module), std::move(Display)));
-  const SemanticModel &Model = File.model();
-  auto S = std::make_unique<flow::ModuleSummary>();
-  S->Module = Module;
-  S->Display = std::move(Display);
-  for (auto &[Local, Qualified] : Model.imports())
-    if (!Model.starBound(Local))
-      S->Imports.emplace(std::string(Local), Qualified);
-  S->Stars = Model.starImports();
-  S->All = ts_node_is_null(File.root()) ? std::nullopt : flow::literalAll(File.root(), Model.text());
-  return S;
+  return std::make_unique<flow::ModuleSummary>(TableOnly ? flow::importTable(File, std::string(Module), std::move(Display))
+                                                         : flow::summarize(File, std::string(Module), std::move(Display)));
 }
 
 void ProjectIndex::setPending(const std::vector<std::string> &AbsPaths) {
@@ -388,6 +378,37 @@ ProjectIndex *Projects::forFile(const std::string &Path) {
   if (!Index)
     Index = std::make_unique<ProjectIndex>(It->second, Texts);
   return Index.get();
+}
+
+std::optional<ProjectIndex::FileView> Projects::viewFor(const std::string &Path) {
+  std::optional<ProjectIndex::FileView> V;
+  if (ProjectIndex *Index = forFile(Path))
+    V.emplace(*Index, Path);
+  return V;
+}
+
+Projects::Views Projects::beginBatch(const std::vector<std::string> &Paths) {
+  Views V(Paths.size());
+  std::map<ProjectIndex *, std::vector<std::string>> Batch;
+  for (size_t I = 0; I < Paths.size(); ++I)
+    if (ProjectIndex *Index = forFile(Paths[I]))
+      Batch[Index].push_back(V[I].emplace(*Index, Paths[I]).path());
+  for (auto &[Index, Pending] : Batch)
+    Index->setPending(Pending);
+  return V;
+}
+
+std::vector<size_t> Projects::endBatch(Views &V) {
+  for (auto &View : V)
+    if (View)
+      View->index().setPending({});
+  std::vector<size_t> Again;
+  for (size_t I = 0; I < V.size(); ++I)
+    if (V[I] && V[I]->needsAnotherLint()) {
+      V[I]->reset();
+      Again.push_back(I);
+    }
+  return Again;
 }
 
 uint64_t Projects::currentHash(const std::string &AbsPath) {

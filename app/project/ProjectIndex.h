@@ -136,6 +136,15 @@ public:
   void invalidate(const std::string &AbsPath);
   /// The index of the project \p Path belongs to; nullptr when disabled.
   ProjectIndex *forFile(const std::string &Path);
+  /// The view of \p Path for its lint (nullopt when disabled).
+  std::optional<ProjectIndex::FileView> viewFor(const std::string &Path);
+  using Views = std::vector<std::optional<ProjectIndex::FileView>>;
+  /// Starts a batch lint of \p Paths: their views, with every one of them pending in its
+  /// project (ProjectIndex::setPending) until its own lint gives its summary.
+  Views beginBatch(const std::vector<std::string> &Paths);
+  /// Ends the batch: nothing is pending any more, and the indices returned are the files whose
+  /// lint asked too early and must be linted again (their views are reset for it).
+  std::vector<size_t> endBatch(Views &V);
   /// The content hash of the file at \p AbsPath now (0 when it cannot be read), read once per
   /// run: what a cached result's dependencies are checked against.
   uint64_t currentHash(const std::string &AbsPath);
