@@ -1,7 +1,10 @@
 // LSP latency: after an edit of a 5,000-line file, how long from the client writing
 // `didChange` to it reading the fresh `publishDiagnostics`. The server runs in-process on a
 // thread, behind real pipes and the real framing, exactly as `torchlint lsp` serves stdio.
-// Usage: torchlint_lsp_bench [--edits N] [--lines N] [--check]
+// Three cases: typing in a file of functions and small classes; typing in one method of a
+// 5,000-line class (one edit every 100 ms); and a burst of 2,000 edits written without waiting
+// to a 3,000-line file, then a pull-diagnostics request (how long it waits, how many lints ran).
+// Usage: torchlint_lsp_bench [--edits N] [--lines N] [--pause-ms MS] [--burst N] [--check]
 #include "lsp/Server.h"
 #include "Rules.h"
 
@@ -56,6 +59,44 @@ std::string makeSource(unsigned Lines) {
          "    state = torch.load(\"ckpt_" + I + ".pt\", map_location=device, weights_only=True)\n"
          "    return model.to(" + (N % 25 == 1 ? "\"CPU\"" : "device") + "), state\n";
   }
+  return S;
+}
+
+/// One nn.Module of about \p Lines lines: `__init__`, a `forward` calling a few blocks, and
+/// many methods, in pairs where one calls the other (a large model or a trainer class). Every
+/// tenth method moves tensors to the module's device (code with file-wide words, kept in every
+/// partial lint); one in 25 has a finding.
+std::string makeClassSource(unsigned Lines) {
+  std::string S = "import torch\nimport torch.nn as nn\n\n\nclass BigModel(nn.Module):\n"
+                  "    def __init__(self, width):\n"
+                  "        super().__init__()\n"
+                  "        self.proj = nn.Linear(width, width)\n"
+                  "        self.norm = nn.LayerNorm(width)\n"
+                  "        self.scale = 2.0\n"
+                  "\n"
+                  "    def forward(self, x):\n"
+                  "        x = self.block_0(x)\n"
+                  "        x = self.block_1(x)\n"
+                  "        return self.block_2(x)\n";
+  unsigned N = 0;
+  while (static_cast<unsigned>(std::count(S.begin(), S.end(), '\n')) < Lines) {
+    std::string I = std::to_string(N), Prev = std::to_string(N ? N - 1 : 0);
+    bool Moves = N % 10 == 5;
+    S += "\n    def block_" + I + "(self, x):\n"
+         "        h = self.proj(x)\n"
+         "        y = torch.relu(h)\n"
+         "        y = y * self.scale + 1\n"
+         "        for step in range(3):\n"
+         "            y = y + torch.tanh(y) / (step + 1)\n"
+         "        z = torch.cat([y, h], dim=-1)\n"
+         "        z = z.sum(dim=-1, keepdim=True)\n" +
+         std::string(N % 2 ? "        z = z + self.block_" + Prev + "(x)\n" : "        z = z * 0.5\n") +
+         (Moves ? "        z = z.to(self.device)\n" : "        z = z - z.mean()\n") +
+         "        y = torch.relu(y)\n"
+         "        return self.norm(y + z)" + (N % 25 == 3 ? ".to(\"CPU\")" : "") + "\n";
+    ++N;
+  }
+  S += "\n\ndef build(width=16):\n    return BigModel(width)\n";
   return S;
 }
 
@@ -133,6 +174,31 @@ std::string loadAverage() {
   return Buf;
 }
 
+/// The line of the statement typed into: `        y = torch.relu(y)` near the middle of \p Text.
+unsigned editRow(const std::string &Text) {
+  unsigned LineCount = static_cast<unsigned>(std::count(Text.begin(), Text.end(), '\n'));
+  unsigned Row = 0;
+  for (size_t Off = Text.find("        y = torch.relu(y)\n"); Off != std::string::npos;
+       Off = Text.find("        y = torch.relu(y)\n", Off + 1)) {
+    Row = static_cast<unsigned>(std::count(Text.begin(), Text.begin() + static_cast<long>(Off), '\n'));
+    if (Row >= LineCount / 2)
+      break;
+  }
+  return Row;
+}
+
+llvm::json::Value typeAt(const std::string &Uri, unsigned Row, unsigned E) {
+  using llvm::json::Object;
+  bool Insert = E % 2 == 0;
+  Object Start{{"line", static_cast<int64_t>(Row)}, {"character", 8}};
+  Object End{{"line", static_cast<int64_t>(Row)}, {"character", Insert ? 8 : 9}};
+  Object Change{{"range", Object{{"start", std::move(Start)}, {"end", std::move(End)}}}, {"text", Insert ? "z" : ""}};
+  return Object{{"jsonrpc", "2.0"},
+                {"method", "textDocument/didChange"},
+                {"params", Object{{"textDocument", Object{{"uri", Uri}, {"version", static_cast<int64_t>(2 + E)}}},
+                                  {"contentChanges", llvm::json::Array{std::move(Change)}}}}};
+}
+
 struct Session {
   long Initial = -1, Last = -1;
   double OpenMs = 0;
@@ -143,15 +209,13 @@ struct Session {
 /// One editor session over a pipe: open \p Text, then \p Edits keystrokes in the middle of
 /// the file, one every \p PauseMs (a typist's pace: the server's idle-time work runs in the
 /// pauses, as it would in an editor).
-Session runSession(const std::string &Text, unsigned Edits, bool UnitRelint, unsigned PauseMs) {
+Session runSession(const std::string &Text, unsigned Edits, const lsp::ServerOptions &Opts, unsigned PauseMs) {
   Session Out;
   int ToServer[2], FromServer[2];
   if (::pipe(ToServer) || ::pipe(FromServer)) {
     std::perror("pipe");
     return Out;
   }
-  lsp::ServerOptions Opts;
-  Opts.UnitRelint = UnitRelint;
   lsp::EditStats *StatsOut = &Out.Stats;
   std::thread ServerThread([&, StatsOut] {
     lsp::FdSource In(ToServer[0]);
@@ -173,7 +237,6 @@ Session runSession(const std::string &Text, unsigned Edits, bool UnitRelint, uns
   Reader R(FromServer[0]);
   using llvm::json::Object;
   const std::string Uri = "file:///bench/train.py";
-  unsigned LineCount = static_cast<unsigned>(std::count(Text.begin(), Text.end(), '\n'));
   send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
                            {"params", Object{{"capabilities", Object{}}}}});
   send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", Object{}}});
@@ -187,33 +250,19 @@ Session runSession(const std::string &Text, unsigned Edits, bool UnitRelint, uns
   Out.Initial = waitDiagnostics(R, 1);
   Out.OpenMs = std::chrono::duration<double, std::milli>(Clock::now() - Open0).count();
 
-  // Typing in the middle of the file: insert a character into a statement, then delete it.
+  // Typing in the middle of the file: insert a character into a statement, then delete it
+  // (`        y = torch.relu(y)` becomes `zy = ...` and back).
   Out.Last = Out.Initial;
-  // A statement near the middle: `        y = torch.relu(y)` becomes `zy = ...` and back.
-  unsigned Row = 0;
-  for (size_t Off = Text.find("        y = torch.relu(y)\n"); Off != std::string::npos;
-       Off = Text.find("        y = torch.relu(y)\n", Off + 1)) {
-    Row = static_cast<unsigned>(std::count(Text.begin(), Text.begin() + static_cast<long>(Off), '\n'));
-    if (Row >= LineCount / 2)
-      break;
-  }
+  unsigned Row = editRow(Text);
   double PrevPublishCpu = -1;
   for (unsigned E = 0; E < Edits; ++E) {
     std::this_thread::sleep_for(std::chrono::milliseconds(PauseMs));
-    bool Insert = E % 2 == 0;
-    Object Start{{"line", static_cast<int64_t>(Row)}, {"character", 8}};
-    Object End{{"line", static_cast<int64_t>(Row)}, {"character", Insert ? 8 : 9}};
-    Object Change{{"range", Object{{"start", std::move(Start)}, {"end", std::move(End)}}},
-                  {"text", Insert ? "z" : ""}};
     int64_t Version = 2 + E;
     auto T0 = Clock::now();
     double C0 = cpuMs(ServerCpu);
     if (PrevPublishCpu >= 0)
       Out.IdleCpuMs.push_back(C0 - PrevPublishCpu);
-    send(ToServer[1], Object{{"jsonrpc", "2.0"},
-                             {"method", "textDocument/didChange"},
-                             {"params", Object{{"textDocument", Object{{"uri", Uri}, {"version", Version}}},
-                                               {"contentChanges", llvm::json::Array{std::move(Change)}}}}});
+    send(ToServer[1], typeAt(Uri, Row, E));
     Out.Last = waitDiagnostics(R, Version);
     Out.Ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - T0).count());
     PrevPublishCpu = cpuMs(ServerCpu);
@@ -233,6 +282,87 @@ Session runSession(const std::string &Text, unsigned Edits, bool UnitRelint, uns
   return Out;
 }
 
+/// Waits for the answer to request \p Id; returns its number of diagnostics or -1.
+long waitAnswer(Reader &R, int64_t Id) {
+  while (auto M = R.next()) {
+    const auto *O = M->getAsObject();
+    if (!O || O->getInteger("id") != Id)
+      continue;
+    const auto *Result = O->getObject("result");
+    const auto *Items = Result ? Result->getArray("items") : nullptr;
+    return Items ? static_cast<long>(Items->size()) : -1;
+  }
+  return -1;
+}
+
+struct Burst {
+  long Initial = -1, Final = -1;
+  double AnswerMs = 0, TotalMs = 0; // from writing the pull request, and from writing the first edit
+  lsp::EditStats Stats;
+};
+
+/// \p Edits keystrokes written without waiting (a client replaying a burst, or a server that
+/// fell behind), then a pull-diagnostics request: how long it waits for its answer.
+Burst runBurst(const std::string &Text, unsigned Edits) {
+  Burst Out;
+  int ToServer[2], FromServer[2];
+  if (::pipe(ToServer) || ::pipe(FromServer)) {
+    std::perror("pipe");
+    return Out;
+  }
+  std::thread ServerThread([&] {
+    lsp::FdSource In(ToServer[0]);
+    llvm::raw_fd_ostream Os(FromServer[1], /*shouldClose=*/false);
+    lsp::Transport T(In, Os);
+    lsp::Server S(rules::registry(), lsp::ServerOptions{});
+    S.run(T);
+    Out.Stats = S.editStats();
+    Os.flush();
+    ::close(FromServer[1]);
+  });
+  Reader R(FromServer[0]);
+  using llvm::json::Object;
+  const std::string Uri = "file:///bench/burst.py";
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                           {"params", Object{{"capabilities",
+                                              Object{{"textDocument", Object{{"diagnostic", Object{}}}}}}}}});
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", Object{}}});
+  send(ToServer[1], Object{{"jsonrpc", "2.0"},
+                           {"method", "textDocument/didOpen"},
+                           {"params", Object{{"textDocument", Object{{"uri", Uri},
+                                                                      {"languageId", "python"},
+                                                                      {"version", 1},
+                                                                      {"text", Text}}}}}});
+  auto pull = [&](int64_t Id) {
+    return Object{{"jsonrpc", "2.0"}, {"id", Id}, {"method", "textDocument/diagnostic"},
+                  {"params", Object{{"textDocument", Object{{"uri", Uri}}}}}};
+  };
+  send(ToServer[1], pull(2));
+  Out.Initial = waitAnswer(R, 2);
+  unsigned Row = editRow(Text);
+  // A thread writes, so that a server answering while the pipe is full cannot block the client.
+  Clock::time_point First, Request;
+  std::thread Writer([&] {
+    First = Clock::now();
+    for (unsigned E = 0; E < Edits; ++E)
+      send(ToServer[1], typeAt(Uri, Row, E));
+    Request = Clock::now();
+    send(ToServer[1], pull(3));
+  });
+  Out.Final = waitAnswer(R, 3);
+  auto Answered = Clock::now();
+  Writer.join();
+  Out.AnswerMs = std::chrono::duration<double, std::milli>(Answered - Request).count();
+  Out.TotalMs = std::chrono::duration<double, std::milli>(Answered - First).count();
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 4}, {"method", "shutdown"}});
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"method", "exit"}});
+  ::close(ToServer[1]);
+  ServerThread.join();
+  ::close(ToServer[0]);
+  ::close(FromServer[0]);
+  return Out;
+}
+
 double pct(std::vector<double> V, double P) {
   if (V.empty())
     return 0;
@@ -240,10 +370,33 @@ double pct(std::vector<double> V, double P) {
   return V[std::min(V.size() - 1, static_cast<size_t>(P * V.size()))];
 }
 
+/// The stats a session must end with: the same findings after every edit, and every idle
+/// whole-file check agreeing with what the partial lints published.
+bool consistent(const char *Name, const Session &S, unsigned Edits) {
+  if (S.Initial <= 0 || S.Last != S.Initial || S.Ms.size() != Edits) {
+    std::fprintf(stderr, "lsp bench (%s): expected the same findings after every edit (opened with %ld, ended with %ld)\n",
+                 Name, S.Initial, S.Last);
+    return false;
+  }
+  if (S.Stats.IdleChanged != 0) {
+    std::fprintf(stderr, "lsp bench (%s): %zu idle whole-file checks disagreed with a unit re-lint\n", Name,
+                 S.Stats.IdleChanged);
+    return false;
+  }
+  return true;
+}
+
+std::string refusals(const std::map<std::string, size_t, std::less<>> &R) {
+  std::string Out;
+  for (auto &[Why, N] : R)
+    Out += (Out.empty() ? "" : "; ") + std::to_string(N) + " " + Why;
+  return Out.empty() ? "none" : Out;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
-  unsigned Edits = 200, Lines = 5000, PauseMs = 60;
+  unsigned Edits = 200, Lines = 5000, PauseMs = 60, ClassPauseMs = 100, BurstEdits = 2000, BurstLines = 3000;
   bool Check = false;
   for (int I = 1; I < Argc; ++I) {
     std::string_view A = Argv[I];
@@ -253,32 +406,31 @@ int main(int Argc, char **Argv) {
       Lines = static_cast<unsigned>(std::stoul(Argv[++I]));
     else if (A == "--pause-ms" && I + 1 < Argc)
       PauseMs = static_cast<unsigned>(std::stoul(Argv[++I]));
+    else if (A == "--burst" && I + 1 < Argc)
+      BurstEdits = static_cast<unsigned>(std::stoul(Argv[++I])) & ~1u; // even: the text ends as it began
     else if (A == "--check")
       Check = true;
     else {
-      std::fprintf(stderr, "usage: torchlint_lsp_bench [--edits N] [--lines N] [--pause-ms MS] [--check]\n");
+      std::fprintf(stderr, "usage: torchlint_lsp_bench [--edits N] [--lines N] [--pause-ms MS] [--burst N] [--check]\n");
       return 2;
     }
   }
-  if (Check)
+  if (Check) {
     Edits = std::min(Edits, 20u);
+    ClassPauseMs = PauseMs;
+    BurstEdits = std::min(BurstEdits, 200u);
+  }
 
+  // 1. A file of functions and small classes. The whole file after every edit (what the
+  // server did before unit re-linting), then the server as it ships.
   std::string Text = makeSource(Lines);
   unsigned LineCount = static_cast<unsigned>(std::count(Text.begin(), Text.end(), '\n'));
-  // The whole file after every edit (what the server did before unit re-linting), then the
-  // server as it ships.
-  Session Whole = runSession(Text, Edits, /*UnitRelint=*/false, PauseMs);
-  Session Unit = runSession(Text, Edits, /*UnitRelint=*/true, PauseMs);
-  for (const Session *S : {&Whole, &Unit})
-    if (S->Initial <= 0 || S->Last != S->Initial || S->Ms.size() != Edits) {
-      std::fprintf(stderr, "lsp bench: expected the same findings after every edit (opened with %ld, ended with %ld)\n",
-                   S->Initial, S->Last);
-      return 1;
-    }
-  if (Unit.Stats.IdleChanged != 0) {
-    std::fprintf(stderr, "lsp bench: %zu idle whole-file checks disagreed with a unit re-lint\n", Unit.Stats.IdleChanged);
+  lsp::ServerOptions WholeOpts;
+  WholeOpts.UnitRelint = false;
+  Session Whole = runSession(Text, Edits, WholeOpts, PauseMs);
+  Session Unit = runSession(Text, Edits, lsp::ServerOptions{}, PauseMs);
+  if (!consistent("functions, whole file", Whole, Edits) || !consistent("functions", Unit, Edits))
     return 1;
-  }
   if (Unit.Stats.UnitOnly == 0) {
     std::fprintf(stderr, "lsp bench: no edit was re-linted by its definition alone\n");
     return 1;
@@ -292,8 +444,54 @@ int main(int Argc, char **Argv) {
               "then idle-time whole-file check: median %.2f ms\n",
               pct(Unit.CpuMs, 0.5), pct(Unit.CpuMs, 0.9), pct(Whole.CpuMs, 0.5), pct(Unit.IdleCpuMs, 0.5));
   std::printf("lsp: %zu of %u edits re-linted by their definition and its users, %zu as the whole file; %zu idle checks, "
-              "%zu disagreed; load average %s",
-              Unit.Stats.UnitOnly, Edits, Edits - Unit.Stats.UnitOnly, Unit.Stats.IdleChecks, Unit.Stats.IdleChanged,
-              loadAverage().c_str());
+              "%zu disagreed\n",
+              Unit.Stats.UnitOnly, Edits, Edits - Unit.Stats.UnitOnly, Unit.Stats.IdleChecks, Unit.Stats.IdleChanged);
+
+  // 2. One method of a 5,000-line class: the method and those tied to it, against the class
+  // re-linted as a whole (what the server did before method re-linting).
+  std::string ClassText = makeClassSource(Lines);
+  unsigned ClassLines = static_cast<unsigned>(std::count(ClassText.begin(), ClassText.end(), '\n'));
+  lsp::ServerOptions ClassOpts;
+  ClassOpts.MethodRelint = false;
+  Session WholeClass = runSession(ClassText, Edits, ClassOpts, ClassPauseMs);
+  Session Method = runSession(ClassText, Edits, lsp::ServerOptions{}, ClassPauseMs);
+  if (!consistent("class, whole class", WholeClass, Edits) || !consistent("class", Method, Edits))
+    return 1;
+  if (Method.Stats.MethodOnly == 0) {
+    std::fprintf(stderr, "lsp bench: no edit was re-linted by its method alone (%s)\n",
+                 refusals(Method.Stats.MethodRefusals).c_str());
+    return 1;
+  }
+  std::printf("lsp class: one %u-line class (%zu KB), %ld findings; didOpen -> diagnostics %.2f ms; %u edits in one "
+              "method, one every %u ms\n",
+              ClassLines, ClassText.size() / 1024, Method.Initial, Method.OpenMs, Edits, ClassPauseMs);
+  std::printf("lsp class: didChange -> publishDiagnostics: median %.2f ms, p90 %.2f ms, max %.2f ms "
+              "(without method re-lint: median %.2f ms, p90 %.2f ms)\n",
+              pct(Method.Ms, 0.5), pct(Method.Ms, 0.9), pct(Method.Ms, 1.0), pct(WholeClass.Ms, 0.5),
+              pct(WholeClass.Ms, 0.9));
+  std::printf("lsp class: server CPU per edit to the publish: median %.2f ms (without: %.2f ms); %zu of %u edits "
+              "re-linted by their method, %zu idle checks, %zu disagreed; refused: %s\n",
+              pct(Method.CpuMs, 0.5), pct(WholeClass.CpuMs, 0.5), Method.Stats.MethodOnly, Edits,
+              Method.Stats.IdleChecks, Method.Stats.IdleChanged, refusals(Method.Stats.MethodRefusals).c_str());
+
+  // 3. A burst of edits written without waiting, then a pull request.
+  std::string BurstText = makeSource(BurstLines);
+  Burst B = runBurst(BurstText, BurstEdits);
+  if (B.Initial <= 0 || B.Final != B.Initial) {
+    std::fprintf(stderr, "lsp bench (burst): expected the findings of the final text (%ld), got %ld\n", B.Initial,
+                 B.Final);
+    return 1;
+  }
+  size_t EditLints = B.Stats.Lints - 1 - B.Stats.IdleChecks; // less the didOpen's lint
+  std::printf("lsp burst: %u edits to a %u-line file without waiting, then a pull request: answered %.1f ms after it "
+              "was written, %.1f ms after the first edit; %zu lints for the edits (%zu merged), %zu idle checks, "
+              "%zu disagreed\n",
+              BurstEdits, BurstLines, B.AnswerMs, B.TotalMs, EditLints, B.Stats.Merged, B.Stats.IdleChecks,
+              B.Stats.IdleChanged);
+  if (B.Stats.IdleChanged != 0) {
+    std::fprintf(stderr, "lsp bench (burst): an idle whole-file check disagreed\n");
+    return 1;
+  }
+  std::printf("lsp: load average %s", loadAverage().c_str());
   return 0;
 }

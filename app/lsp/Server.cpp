@@ -63,6 +63,18 @@ struct Server::Document {
   std::optional<WordIndex> Words; // of the current text, when a unit re-lint computed it
   std::string AbsPath;            // as the project knows it
   std::set<std::string> Deps;     // the project modules its last lint read (absolute paths)
+  /// The changes applied since the last lint (several when they were queued together): the
+  /// text before them, what a unit re-lint needs of it, and one span covering them all.
+  struct Changes {
+    bool TryUnit = false; // ranged changes of a linted document: maybe one unit's re-lint
+    bool Reparse = false;
+    bool OldHadError = false;
+    std::vector<TopUnit> OldUnits;
+    std::unique_ptr<SourceFile> OldFile;
+    std::optional<WordIndex> OldWords;
+    std::optional<EditSpan> Span;
+  };
+  std::optional<Changes> Unlinted;
 };
 
 Server::Server(const Registry &R, ServerOptions O)
@@ -95,10 +107,26 @@ Server::~Server() = default;
 
 void Server::runIdleChecks(Transport &T) {
   Out = &T;
+  flushEdits();
   while (checkOneWhenIdle()) {
   }
   Out = nullptr;
 }
+
+namespace {
+/// The document a didChange notification changes, or empty for any other message.
+llvm::StringRef changedUri(const Incoming &In) {
+  const Object *O = In.K == Incoming::Message ? In.Msg.getAsObject() : nullptr;
+  if (!O || O->get("id") || O->getString("method") != llvm::StringRef("textDocument/didChange"))
+    return {};
+  const Object *P = O->getObject("params");
+  const Object *Doc = P ? P->getObject("textDocument") : nullptr;
+  if (!Doc)
+    return {};
+  auto Uri = Doc->getString("uri");
+  return Uri ? *Uri : llvm::StringRef();
+}
+} // namespace
 
 void Server::run(Transport &T) {
   Out = &T;
@@ -106,26 +134,37 @@ void Server::run(Transport &T) {
     if (Pending.empty()) {
       // Idle: check what the last edits re-linted in part, one document at a time, for as
       // long as the client sends nothing.
+      flushEdits();
       while (Opts.CheckWhenIdle && !T.ready() && checkOneWhenIdle()) {
       }
       Pending.push_back(T.read());
     }
-    // Read what the client already sent, so a request cancelled behind it is never worked on.
+    // Read what the client already sent, so a request cancelled behind it is never worked on,
+    // and edits queued behind an edit are linted once, after the last of them.
     while (Pending.back().K != Incoming::End && Pending.size() < MaxReadAhead && T.ready())
       Pending.push_back(T.read());
     Incoming In = std::move(Pending.front());
     Pending.pop_front();
     if (In.K == Incoming::End) {
       Pending.clear();
+      flushEdits();
       break;
     }
     if (In.K == Incoming::Error) {
       // The id cannot be known: JSON-RPC answers such errors with a null id.
       llvm::errs() << "torchlint lsp: " << In.Why << "\n";
+      flushEdits();
       replyError(nullptr, In.Code, In.Why);
       continue;
     }
+    // Whatever is not an edit sees every edit before it linted: a request is answered after
+    // at most the one lint of the text as it is now.
+    llvm::StringRef Uri = changedUri(In);
+    if (Uri.empty())
+      flushEdits();
+    DeferLint = !Uri.empty() && !Pending.empty() && changedUri(Pending.front()) == Uri;
     handle(In.Msg);
+    DeferLint = false;
   }
   Out = nullptr;
 }
@@ -369,27 +408,35 @@ void Server::didChange(const DidChangeTextDocumentParams &P) {
     log(2, "torchlint: didChange for a document that is not open: " + P.textDocument.uri);
     return;
   }
-  // One ranged change on a linted document may be re-linted by its definition alone: note
-  // the statements before the edit while the old tree still describes them.
-  bool TryUnit = Opts.UnitRelint && D->Linted && D->Tree && P.contentChanges.size() == 1 &&
-                 P.contentChanges[0].range.has_value();
-  std::vector<TopUnit> OldUnits;
-  std::unique_ptr<SourceFile> OldFile;
-  std::optional<WordIndex> OldWords = std::exchange(D->Words, std::nullopt); // only for the old text
-  bool OldHadError = false;
-  EditSpan Span;
-  if (TryUnit) {
-    TSNode Root = ts_tree_root_node(D->Tree.get());
-    OldHadError = ts_node_has_error(Root);
-    OldUnits = topUnits(Root, D->File->text());
+  applyChanges(*D, P);
+  if (DeferLint) {
+    ++Stats.Merged;
+    return;
   }
-  bool Reparse = false;
+  finishEdits(*D);
+}
+
+void Server::applyChanges(Document &D, const DidChangeTextDocumentParams &P) {
+  if (!D.Unlinted) {
+    // The first change since the last lint: a linted document may be re-linted by the unit
+    // the changes fall in. Note its statements while its tree still describes them.
+    Document::Changes &C = D.Unlinted.emplace();
+    C.TryUnit = Opts.UnitRelint && D.Linted && D.Tree;
+    C.OldWords = std::exchange(D.Words, std::nullopt); // only for the old text
+    if (C.TryUnit) {
+      TSNode Root = ts_tree_root_node(D.Tree.get());
+      C.OldHadError = ts_node_has_error(Root);
+      C.OldUnits = topUnits(Root, D.File->text());
+    }
+  }
+  Document::Changes &Ch = *D.Unlinted;
   for (const auto &C : P.contentChanges) {
-    const SourceFile &F = *D->File;
+    const SourceFile &F = *D.File;
     if (!C.range) {
-      D->File = std::make_unique<SourceFile>(D->Path, C.text);
-      D->Tree.reset(); // nothing of the old tree survives a full replacement
-      Reparse = true;
+      D.File = std::make_unique<SourceFile>(D.Path, C.text);
+      D.Tree.reset(); // nothing of the old tree survives a full replacement
+      Ch.Reparse = true;
+      Ch.TryUnit = false;
       continue;
     }
     auto Off = [&](const Position &Pos) {
@@ -402,7 +449,8 @@ void Server::didChange(const DidChangeTextDocumentParams &P) {
     std::string Text;
     Text.reserve(Old.size() - (E - B) + C.text.size());
     Text.append(Old.substr(0, B)).append(C.text).append(Old.substr(E));
-    if (D->Tree) {
+    if (D.Tree) {
+      // Edits accumulate on the tree; it is reparsed once, when the document is linted.
       TSInputEdit Edit;
       Edit.start_byte = B;
       Edit.old_end_byte = E;
@@ -415,31 +463,46 @@ void Server::didChange(const DidChangeTextDocumentParams &P) {
       else
         Edit.new_end_point = {Edit.start_point.row + static_cast<uint32_t>(std::count(C.text.begin(), C.text.end(), '\n')),
                               static_cast<uint32_t>(C.text.size() - LastNL - 1)};
-      ts_tree_edit(D->Tree.get(), &Edit);
+      ts_tree_edit(D.Tree.get(), &Edit);
     }
-    if (TryUnit) {
-      Span = {B, E, B + static_cast<uint32_t>(C.text.size())};
-      OldFile = std::move(D->File);
+    if (Ch.TryUnit) {
+      EditSpan Next{B, E, B + static_cast<uint32_t>(C.text.size())};
+      Ch.Span = Ch.Span ? combine(*Ch.Span, Next) : Next;
+      if (!Ch.OldFile)
+        Ch.OldFile = std::move(D.File);
     }
-    D->File = std::make_unique<SourceFile>(D->Path, std::move(Text));
-    Reparse = true;
+    D.File = std::make_unique<SourceFile>(D.Path, std::move(Text));
+    Ch.Reparse = true;
   }
-  D->Version = P.textDocument.version;
-  if (Reparse) {
-    D->Tree = parsePython(D->File->text(), D->Tree.get());
+  D.Version = P.textDocument.version;
+}
+
+void Server::finishEdits(Document &D) {
+  if (!D.Unlinted)
+    return;
+  Document::Changes Ch = std::move(*D.Unlinted);
+  D.Unlinted.reset();
+  if (Ch.Reparse) {
+    D.Tree = parsePython(D.File->text(), D.Tree.get());
     // tree-sitter recovers from a syntax error differently when it reuses the old tree; parse
     // afresh so the editor shows the error where `torchlint check` does.
-    if (D->Tree && ts_node_has_error(ts_tree_root_node(D->Tree.get())))
-      D->Tree = parsePython(D->File->text());
+    if (D.Tree && ts_node_has_error(ts_tree_root_node(D.Tree.get())))
+      D.Tree = parsePython(D.File->text());
   }
-  std::optional<LintSettings> S = settingsFor(*D);
+  std::optional<LintSettings> S = settingsFor(D);
   if (!S)
-    clearFindings(*D);
-  else if (!(TryUnit && OldFile && lintUnit(*D, *S, OldUnits, OldFile->text(), OldHadError,
-                                                    OldWords ? &*OldWords : nullptr, Span)))
-    lintWith(*D, *S);
-  publish(*D);
-  moduleChanged(D->AbsPath);
+    clearFindings(D);
+  else if (!(Ch.TryUnit && Ch.OldFile && Ch.Span &&
+             lintUnit(D, *S, Ch.OldUnits, Ch.OldFile->text(), Ch.OldHadError, Ch.OldWords ? &*Ch.OldWords : nullptr,
+                      *Ch.Span)))
+    lintWith(D, *S);
+  publish(D);
+  moduleChanged(D.AbsPath);
+}
+
+void Server::flushEdits() {
+  for (auto &[Uri, D] : Docs)
+    finishEdits(*D);
 }
 
 bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopUnit> &OldUnits, std::string_view OldText,
@@ -447,7 +510,9 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
   if (!D.Tree)
     return false;
   PlanResult R = planUnitRelint(OldUnits, OldText, OldHadError, ts_tree_root_node(D.Tree.get()), D.File->text(), E,
-                                D.Diags, Lint.fileWideWords(S), OldWords);
+                                D.Diags, Lint.fileWideWords(S), OldWords, Opts.MethodRelint);
+  if (!R.MethodRefusal.empty())
+    ++Stats.MethodRefusals[std::string(R.MethodRefusal)];
   if (!R.Plan) {
     ++Stats.Refusals[std::string(R.Refusal)];
     return false;
@@ -465,6 +530,9 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
   D.Linted = true;
   D.NeedsCheck = true;
   ++Stats.UnitOnly;
+  ++Stats.Lints;
+  if (R.Plan->Methods)
+    ++Stats.MethodOnly;
   return true;
 }
 
@@ -554,6 +622,7 @@ void Server::lintWith(Document &D, const LintSettings &S) {
       D.Deps.insert(Path);
   D.Linted = true;
   ++Stats.WholeFile;
+  ++Stats.Lints;
 }
 
 Range Server::toRange(const Document &D, TextRange R) const {

@@ -25,6 +25,9 @@ struct ServerOptions {
   /// After an edit inside one top-level definition, re-lint that definition and what uses
   /// it (lsp/Incremental.h) instead of the whole file.
   bool UnitRelint = true;
+  /// After an edit inside one method of a class, re-lint that method and the methods tied to
+  /// it rather than the class (the benchmark turns it off to compare).
+  bool MethodRelint = true;
   /// When the client has nothing waiting, lint every document so re-linted afresh, and
   /// publish again if the whole file says otherwise. Tests turn it off to see the fast path.
   bool CheckWhenIdle = true;
@@ -34,9 +37,13 @@ struct ServerOptions {
 struct EditStats {
   size_t WholeFile = 0;   // edits linted as a whole file
   size_t UnitOnly = 0;    // edits linted as the edited definition and what uses it
+  size_t MethodOnly = 0;  // of those, edits inside a class linted as the edited method and the methods tied to it
   size_t IdleChecks = 0;  // whole-file checks run while idle after a unit re-lint
   size_t IdleChanged = 0; // of those, how many found something else (and published it)
+  size_t Lints = 0;       // lints run, of whole files or units, for any reason
+  size_t Merged = 0;      // edits applied without a lint of their own: a later queued edit's lint covers them
   std::map<std::string, size_t, std::less<>> Refusals; // why edits were linted as the whole file
+  std::map<std::string, size_t, std::less<>> MethodRefusals; // why edits inside a class re-linted all of it
 };
 
 class Server {
@@ -75,6 +82,12 @@ private:
   llvm::json::Value initialize(const InitializeParams &P);
   void didOpen(const DidOpenTextDocumentParams &P);
   void didChange(const DidChangeTextDocumentParams &P);
+  /// Applies \p P's changes to \p D's text and tree without reparsing or linting.
+  void applyChanges(Document &D, const DidChangeTextDocumentParams &P);
+  /// Reparses and lints \p D after the changes applied since its last lint, and publishes.
+  void finishEdits(Document &D);
+  /// finishEdits() for every document with changes not yet linted.
+  void flushEdits();
   void didClose(const TextDocumentParams &P);
   void reloadConfig();
   llvm::json::Value codeActions(const CodeActionParams &P);
@@ -90,7 +103,7 @@ private:
   void clearFindings(Document &D);
   /// The settings for \p D, or nullopt when it is not to be linted (excluded, bad config).
   std::optional<LintSettings> settingsFor(Document &D);
-  /// Re-lints only the definition edit \p E fell in and what uses it, when
+  /// Re-lints only the definition (or method) edit \p E fell in and what uses it, when
   /// lsp/Incremental.h can vouch for it; false when the whole file must be linted.
   bool lintUnit(Document &D, const LintSettings &S, const std::vector<TopUnit> &OldUnits, std::string_view OldText,
                 bool OldHadError, const WordIndex *OldWords, const EditSpan &E);
@@ -119,6 +132,9 @@ private:
   int NextRequestId = 0;
   Transport *Out = nullptr;
   std::deque<Incoming> Pending; // read ahead, so a later $/cancelRequest can be seen
+  // The message being handled is a didChange followed in Pending by another one of the same
+  // document: its lint would be stale before anyone read it.
+  bool DeferLint = false;
 };
 
 /// `torchlint lsp [--input-style=delimited] [--pretty] [--max-message-bytes=N]

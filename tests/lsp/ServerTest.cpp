@@ -304,5 +304,100 @@ TEST(LspProject, AnEditOfAnImportedModuleRepublishesItsImporters) {
   EXPECT_EQ(publishedCodes(Undone, TrainUri), std::vector<std::string>{"TL102"}) << str(Value(Array(Undone)));
 }
 
+
+/// A ranged didChange of \p Uri: bytes [B, E) of \p Text (ASCII) become \p Insert.
+Value rangedChange(const std::string &Uri, int Version, const std::string &Text, size_t B, size_t E,
+                   const std::string &Insert) {
+  auto Pos = [&](size_t Off) {
+    int64_t Line = std::count(Text.begin(), Text.begin() + static_cast<long>(Off), '\n');
+    size_t NL = Off == 0 ? std::string::npos : Text.rfind('\n', Off - 1);
+    int64_t Col = static_cast<int64_t>(NL == std::string::npos ? Off : Off - NL - 1);
+    return Object{{"line", Line}, {"character", Col}};
+  };
+  return notification("textDocument/didChange",
+                      Object{{"textDocument", Object{{"uri", Uri}, {"version", Version}}},
+                             {"contentChanges", Array{Object{{"range", Object{{"start", Pos(B)}, {"end", Pos(E)}}},
+                                                             {"text", Insert}}}}});
+}
+
+TEST(LspServer, QueuedEditsAreLintedOnceBeforeAPullIsAnswered) {
+  // A client that sends edits faster than they are linted (here: all at once, more than the
+  // server reads ahead) gets its pull request answered after one lint of the latest text, and
+  // that answer is what a whole-file lint of the text says.
+  const std::string Uri = "file:///tmp/torchlint-lsp-merge/a.py";
+  Value PullInit = request(1, "initialize", Object{{"capabilities", Object{{"textDocument", Object{{"diagnostic", Object{}}}}}}});
+  auto Pull = [&](int Id) {
+    return request(Id, "textDocument/diagnostic", Object{{"textDocument", Object{{"uri", Uri}}}});
+  };
+  auto Items = [](const std::vector<Value> &Out, int Id) {
+    for (const Value &M : Out)
+      if (const Object *O = M.getAsObject(); O && O->getInteger("id") == int64_t(Id))
+        if (const Object *R = O->getObject("result"))
+          if (const Value *I = R->get("items"))
+            return str(*I);
+    return std::string("<no answer>");
+  };
+  // Typing a statement with a finding into train(), a character at a time, with a typo made
+  // and taken back every tenth character.
+  std::string Text = Base;
+  const std::string Typed = "        x = torch.zeros(3).to(\"CPU\")\n"
+                            "        y = x.double()\n"
+                            "        scale = torch.ones(3) * 2 + torch.arange(3)\n"
+                            "        total = (x + y + scale).sum() / 3\n"
+                            "        print(total.item(), scale.mean().item())\n"
+                            "        extra = [float(v) for v in scale.tolist()]\n";
+  size_t At = Text.find("        state = torch.load");
+  ASSERT_NE(At, std::string::npos);
+  LspHarness H;
+  H.send({PullInit});
+  H.send({didOpen(Uri, Text)});
+  std::vector<Value> Edits;
+  int Version = 1;
+  for (size_t I = 0; I < Typed.size(); ++I) {
+    if (I % 10 == 5) {
+      Edits.push_back(rangedChange(Uri, ++Version, Text, At, At, "q"));
+      Edits.push_back(rangedChange(Uri, ++Version, Text.substr(0, At) + "q" + Text.substr(At), At, At + 1, ""));
+    }
+    Edits.push_back(rangedChange(Uri, ++Version, Text, At, At, Typed.substr(I, 1)));
+    Text.insert(At, 1, Typed[I]);
+    ++At;
+  }
+  ASSERT_GT(Edits.size(), 256u); // more than the server reads ahead at once
+  const lsp::EditStats Before = H.server().editStats();
+  Edits.push_back(Pull(2));
+  auto Out = H.send(Edits);
+  const lsp::EditStats &After = H.server().editStats();
+  EXPECT_EQ(After.Lints - Before.Lints, 1u) << "the queued edits are linted once, after the last";
+  EXPECT_EQ(After.Merged - Before.Merged, Edits.size() - 2);
+
+  LspHarness Fresh;
+  Fresh.send({PullInit});
+  Fresh.send({didOpen(Uri, Text)});
+  std::string Want = Items(Fresh.send({Pull(2)}), 2);
+  EXPECT_NE(Want, "[]");
+  EXPECT_EQ(Items(Out, 2), Want);
+  EXPECT_NE(Want.find("TL107"), std::string::npos) << "the typed finding: " << Want;
+
+  // Pushed diagnostics: one publish, of the last version, for edits queued together.
+  LspHarness Push;
+  Push.send({initialize()});
+  Push.send({didOpen(Uri, Base)});
+  std::string Cur = Base;
+  std::vector<Value> More;
+  size_t P = Cur.find("        model.cuda()");
+  for (int V = 2; V < 12; ++V) {
+    More.push_back(rangedChange(Uri, V, Cur, P, P, "#"));
+    Cur.insert(P, "#");
+  }
+  auto Published = Push.send(More);
+  size_t Publishes = 0;
+  for (const Value &M : Published)
+    if (const Object *O = M.getAsObject(); O && O->getString("method") == llvm::StringRef("textDocument/publishDiagnostics")) {
+      ++Publishes;
+      EXPECT_EQ(O->getObject("params")->getInteger("version"), int64_t(11));
+    }
+  EXPECT_EQ(Publishes, 1u);
+}
+
 } // namespace
 } // namespace torchlint::test

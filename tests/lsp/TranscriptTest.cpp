@@ -9,6 +9,9 @@
 //   <<< JSON           the next message the server must write
 //   %% file NAME       write the following lines to ${ROOT}/NAME (input before it is
 //                      processed first, so the server sees the file change in order)
+//   %% wait            the client waits for the server's answers here (input before it is
+//                      processed first; else didChange notifications queued together are
+//                      linted once, after the last of them)
 //   %% exit N          the exit status the server must end with
 //   %% max-message-bytes N
 // ${ROOT} is a fresh temporary folder and ${ROOT_URI} its file:// URI.
@@ -138,6 +141,8 @@ TEST_P(Transcript, MatchesExpectedMessages) {
       Pending += frame(Body);
     } else if (B.Directive == "<<<") {
       Expected.push_back(&B);
+    } else if (B.Directive == "%% wait") {
+      Flush();
     } else if (B.Directive == "%% file") {
       Flush();
       std::string Path = Root + "/" + B.Arg;

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace torchlint::test {
@@ -98,7 +99,7 @@ TEST(UnitRelint, RandomEditsMatchTheWholeFile) {
                                           "self", "torch", "zeros", "load", "map_location", "True", "None", "forward"};
   auto Files = pythonSources();
   ASSERT_GT(Files.size(), 20u);
-  size_t Edits = 0, UnitEdits = 0;
+  size_t Edits = 0, UnitEdits = 0, MethodEdits = 0;
   std::map<std::string, size_t> Refusals;
   for (const auto &Path : Files) {
     std::ifstream In(Path, std::ios::binary);
@@ -161,12 +162,14 @@ TEST(UnitRelint, RandomEditsMatchTheWholeFile) {
     }
     for (auto &[Why, N] : Inc.server().editStats().Refusals)
       Refusals[Why] += N;
+    MethodEdits += Inc.server().editStats().MethodOnly;
   }
   std::string Why;
   for (auto &[W, N] : Refusals)
     Why += "  " + std::to_string(N) + " " + W + "\n";
-  std::printf("unit re-lint: %zu of %zu edits over %zu files re-linted by their definition and its users; the others:\n%s",
-              UnitEdits, Edits, Files.size(), Why.c_str());
+  std::printf("unit re-lint: %zu of %zu edits over %zu files re-linted by their definition and its users (%zu by "
+              "their method and those tied to it); the others:\n%s",
+              UnitEdits, Edits, Files.size(), MethodEdits, Why.c_str());
   // The comparison means something only if the fast path was taken often. (Less often in the
   // fixtures than in real files: nearly every definition there spells `cuda` or `device`,
   // which TL105's one-finding-per-file decision reads file-wide.)
@@ -338,6 +341,258 @@ TEST(UnitRelint, ShiftsTheFindingsAfterTheEdit) {
   ASSERT_EQ(Out.size(), 1u); // the old finding inside the unit is gone; none came fresh
   EXPECT_EQ(Out[0].Range.Begin, At + 3);
   EXPECT_EQ(Out[0].Fix->Edits[0].Range.End, At + 11);
+}
+
+
+TEST(UnitRelint, CombinedEditsSpanWhatChanged) {
+  // "abcdef": "cd" -> "XYZ" gives "abXYZef"; then "Ze" (in that text) -> "" gives "abXYf".
+  lsp::EditSpan S = lsp::combine({2, 4, 5}, {4, 6, 4});
+  EXPECT_EQ(S.Begin, 2u);
+  EXPECT_EQ(S.OldEnd, 5u); // "cde" of "abcdef"...
+  EXPECT_EQ(S.NewEnd, 4u); // ...became "XY"
+  // An edit before the first one: the span starts there and ends where the first one did.
+  S = lsp::combine({10, 12, 13}, {3, 3, 5});
+  EXPECT_EQ(S.Begin, 3u);
+  EXPECT_EQ(S.OldEnd, 12u);
+  EXPECT_EQ(S.NewEnd, 15u);
+}
+
+const std::string Model = "import torch\n"
+                          "import torch.nn as nn\n"
+                          "\n"
+                          "\n"
+                          "class Net(nn.Module):\n"
+                          "    scale = 2\n"
+                          "\n"
+                          "    def __init__(self):\n"
+                          "        super().__init__()\n"
+                          "        self.proj = nn.Linear(4, 4)\n"
+                          "        self.bins = torch.zeros(4)\n"
+                          "\n"
+                          "    def forward(self, x):\n"
+                          "        h = self.proj(x)\n"
+                          "        h = h + 0\n"
+                          "        return self.helper(h)\n"
+                          "\n"
+                          "    def helper(self, x):\n"
+                          "        y = x * 2\n"
+                          "        return y\n"
+                          "\n"
+                          "    def unrelated(self, x):\n"
+                          "        z = x + 1\n"
+                          "        return z\n"
+                          "\n"
+                          "    def other(self, x):\n"
+                          "        w = x - 1\n"
+                          "        return self.bins + w\n"
+                          "\n"
+                          "\n"
+                          "def build():\n"
+                          "    return Net()\n";
+
+TEST(UnitRelint, AnEditInAMethodRelintsItAndTheMethodsTiedToIt) {
+  // Nothing names unrelated(): it alone is re-linted, in a text that keeps the class header, its
+  // class-level statements and __init__, and blanks the other methods (and build(), which
+  // reads nothing an edit of unrelated() can change).
+  auto Alone = plan(Model, "z = x + 1", "z = x + 2");
+  ASSERT_TRUE(Alone.R.Plan) << Alone.R.Refusal;
+  EXPECT_EQ(Alone.R.MethodRefusal, "");
+  const lsp::UnitPlan &P = *Alone.R.Plan;
+  EXPECT_EQ(P.Methods, 1u);
+  EXPECT_EQ(P.BlankedMethods, 3u); // forward, helper, other
+  ASSERT_EQ(P.Relinted.size(), 1u);
+  EXPECT_EQ(P.Relinted[0].Begin, Alone.NewText.find("def unrelated"));
+  EXPECT_EQ(P.Relinted[0].End, Alone.NewText.find("return z") + 8);
+  EXPECT_EQ(P.OldEnd, Model.find("return z") + 8);
+  const std::string &M = P.Masked;
+  ASSERT_EQ(M.size(), Alone.NewText.size());
+  for (const char *Kept : {"class Net(nn.Module):", "    scale = 2", "self.bins = torch.zeros(4)", "def unrelated"})
+    EXPECT_NE(M.find(Kept), std::string::npos) << Kept;
+  for (const char *Blanked : {"def forward", "def helper", "def other", "def build"})
+    EXPECT_EQ(M.find(Blanked), std::string::npos) << Blanked;
+  EXPECT_EQ(std::count(M.begin(), M.end(), '\n'), std::count(Alone.NewText.begin(), Alone.NewText.end(), '\n'));
+  TreePtr T = lsp::parseUnitPlan(P);
+  ASSERT_TRUE(T);
+  EXPECT_FALSE(ts_node_has_error(ts_tree_root_node(T.get()))) << M;
+
+  // helper() is called by forward(): forward hands it its role, and reads what it returns.
+  auto Helper = plan(Model, "y = x * 2", "y = x * 3");
+  ASSERT_TRUE(Helper.R.Plan) << Helper.R.Refusal;
+  EXPECT_EQ(Helper.R.Plan->Methods, 2u);
+  ASSERT_EQ(Helper.R.Plan->Relinted.size(), 2u);
+  EXPECT_EQ(Helper.R.Plan->Relinted[0].Begin, Helper.NewText.find("def forward"));
+  EXPECT_EQ(Helper.R.Plan->Relinted[1].Begin, Helper.NewText.find("def helper"));
+  EXPECT_EQ(Helper.R.Plan->Masked.find("def unrelated"), std::string::npos);
+
+  // forward() is read from outside the class (whether it moves its inputs, where the class is
+  // built): build() is re-linted with it.
+  auto Forward = plan(Model, "h = h + 0", "h = h + 1");
+  ASSERT_TRUE(Forward.R.Plan) << Forward.R.Refusal;
+  EXPECT_EQ(Forward.R.Plan->Methods, 2u);
+  ASSERT_EQ(Forward.R.Plan->Relinted.size(), 3u);
+  EXPECT_EQ(Forward.R.Plan->Relinted[2].Begin, Forward.NewText.find("def build"));
+}
+
+TEST(UnitRelint, WhatTheClassReadsAsAWholeRelintsTheClass) {
+  auto WholeClass = [](const Planned &P, std::string_view Why) {
+    EXPECT_EQ(P.R.MethodRefusal, Why);
+    ASSERT_TRUE(P.R.Plan) << P.R.Refusal;
+    EXPECT_EQ(P.R.Plan->Methods, 0u);
+    ASSERT_EQ(P.R.Plan->Relinted.size(), 2u); // the class, and build() which names it
+    EXPECT_EQ(P.R.Plan->Relinted[0].Begin, P.NewText.find("class Net"));
+    EXPECT_EQ(P.R.Plan->BlankedMethods, 0u);
+  };
+  // What __init__ assigns is what every method starts from.
+  WholeClass(plan(Model, "self.proj = nn.Linear(4, 4)", "self.proj = nn.Linear(4, 8)"), "the edit is inside `__init__`");
+  // TL103 compares __init__'s plain tensor attributes with their uses in the other methods.
+  WholeClass(plan(Model, "return self.bins + w", "return self.bins * w"), "the edit is at an attribute `__init__` sets");
+  WholeClass(plan(Model, "return self.bins + w", "return w"), "the edit is at an attribute `__init__` sets");
+  WholeClass(plan(Model, "w = x - 1", "self.register_buffer(\"w\", x)"), "the method registers state by name");
+  // The class body and the header are no method's.
+  WholeClass(plan(Model, "scale = 2", "scale = 3"), "the edit is not inside the body of one method");
+  WholeClass(plan(Model, "def unrelated(self, x)", "def unrelated(self, x, y=1)"),
+             "the edit is not inside the body of one method");
+  WholeClass(plan(Model, "z = x + 1\n", "z = x + 1\n\n    def added(self):\n        pass\n"),
+             "statements of the class were added or removed");
+  // A method the class body names is read at class level.
+  std::string Aliased = Model;
+  Aliased.replace(Aliased.find("scale = 2"), 9, "scale = 2\n    alias = unrelated");
+  auto Alias = plan(Aliased, "z = x + 1", "z = x + 2");
+  EXPECT_EQ(Alias.R.MethodRefusal, "the class body outside its methods names the method");
+  // A method holding a file-wide word re-lints the class, or (here, the class holding it too)
+  // the whole file.
+  EXPECT_EQ(plan(Model, "z = x + 1", "z = x.cuda()").R.MethodRefusal, "the method has code with file-wide effects");
+  EXPECT_EQ(plan(Model, "z = x + 1", "z = x.cuda()").R.Refusal, "the definition has code with file-wide effects");
+}
+
+/// Opens \p Text in a server without idle checks, applies each edit (the first occurrence of
+/// a string replaced by another) and its undo, and compares what is published each time with
+/// a whole-file lint. Returns how many edits were re-linted by their method.
+size_t methodEditsMatch(const std::string &Text, const std::vector<std::pair<std::string, std::string>> &Edits) {
+  const std::string Uri = "file:///tmp/torchlint-unit-relint/model.py";
+  lsp::ServerOptions Opts;
+  Opts.CheckWhenIdle = false;
+  LspHarness Inc(Opts);
+  Inc.send({initializeRequest()});
+  Inc.send({didOpenNotification(Uri, Text)});
+  int Version = 1;
+  for (const auto &[Find, Replace] : Edits) {
+    size_t B = Text.find(Find);
+    EXPECT_NE(B, std::string::npos) << Find;
+    if (B == std::string::npos)
+      continue;
+    std::string Edited = Text;
+    Edited.replace(B, Find.size(), Replace);
+    std::string Got = lastDiagnostics(Inc.send({change(Uri, ++Version, Text, B, B + Find.size(), Replace)}));
+    EXPECT_EQ(Got, freshDiagnostics(Uri, Edited)) << Find << " -> " << Replace << "\n" << Edited;
+    Got = lastDiagnostics(Inc.send({change(Uri, ++Version, Edited, B, B + Replace.size(), Find)}));
+    EXPECT_EQ(Got, freshDiagnostics(Uri, Text)) << "undo of " << Find << " -> " << Replace;
+  }
+  return Inc.server().editStats().MethodOnly;
+}
+
+TEST(UnitRelint, MethodEditsMatchTheWholeFile) {
+  // Each edit makes or unmakes a finding; those inside a method are re-linted by it.
+  auto Has = [](const std::string &Text, const char *Code) {
+    return freshDiagnostics("file:///tmp/torchlint-unit-relint/model.py", Text).find(Code) != std::string::npos;
+  };
+  std::string WithFinding = Model;
+  WithFinding.replace(WithFinding.find("z = x + 1"), 9, "z = x.to(\"CPU\")");
+  ASSERT_TRUE(Has(WithFinding, "TL107")) << "the edit below must add a finding in unrelated()";
+  // A CPU tensor built in helper(), which runs in forward: only forward (kept with helper)
+  // says so.
+  std::string Built = Model;
+  Built.replace(Built.find("y = x * 2"), 9, "y = x + torch.zeros(4)");
+  std::string BuiltNoForward = Built;
+  BuiltNoForward.replace(BuiltNoForward.find("return self.helper(h)"), 21, "return h");
+  ASSERT_NE(freshDiagnostics("file:///m.py", Built), freshDiagnostics("file:///m.py", BuiltNoForward))
+      << "the finding in helper() must depend on forward() calling it";
+  size_t ByMethod = methodEditsMatch(Model, {
+                                                {"z = x + 1", "z = x.to(\"CPU\")"},   // adds a finding in the method
+                                                {"y = x * 2", "y = x + torch.zeros(4)"}, // a helper of forward
+                                                {"return y", "return y.double()"},
+                                                {"w = x - 1", "w = x.float()"},
+                                                {"return self.bins + w", "return w"}, // a self.x another method sets
+                                                {"self.bins = torch.zeros(4)", "self.bins = torch.zeros(4).double()"},
+                                            });
+  EXPECT_GE(ByMethod, 8u); // the first four edits and their undos
+  // The same edits with the finding there first: the undo removes it.
+  EXPECT_GE(methodEditsMatch(WithFinding, {{"z = x.to(\"CPU\")", "z = x + 1"}}), 2u);
+}
+
+
+TEST(UnitRelint, RandomMethodEditsMatchTheWholeFile) {
+  // Snippets appended to statements of a module's methods (roles handed down through self
+  // calls, attributes __init__ sets, factories on the CPU in forward), each edit then its undo.
+  const std::string Source = "import torch\n"
+                             "import torch.nn as nn\n"
+                             "\n"
+                             "\n"
+                             "class Model(nn.Module):\n"
+                             "    def __init__(self):\n"
+                             "        super().__init__()\n"
+                             "        self.lin = nn.Linear(3, 3)\n"
+                             "        self.w = torch.zeros(3)\n"
+                             "\n"
+                             "    def forward(self, x):\n"
+                             "        h = self.lin(x)\n"
+                             "        h = self.step(h)\n"
+                             "        return h + 1\n"
+                             "\n"
+                             "    def step(self, h):\n"
+                             "        t = h * 2\n"
+                             "        return t\n"
+                             "\n"
+                             "    def scaled(self, x):\n"
+                             "        s = x * 3\n"
+                             "        return s + self.w\n"
+                             "\n"
+                             "    @torch.no_grad()\n"
+                             "    def stats(self, x):\n"
+                             "        m = x.mean()\n"
+                             "        return m\n"
+                             "\n"
+                             "    def unused(self):\n"
+                             "        k = torch.ones(2)\n"
+                             "        return k\n"
+                             "\n"
+                             "\n"
+                             "def run(x):\n"
+                             "    model = Model()\n"
+                             "    return model(x)\n";
+  const std::vector<std::string> Snippets = {" + torch.zeros(3)", ".double()", ".to(\"CPU\")", ".float()",
+                                             " * self.w", ".cpu()", " + torch.randn(3)", ".numpy()", " - 1"};
+  std::vector<size_t> LineEnds; // ends of the body statements of the methods
+  for (size_t At = Source.find("\n        "); At != std::string::npos; At = Source.find("\n        ", At + 1)) {
+    size_t End = Source.find('\n', At + 1);
+    std::string_view Line = std::string_view(Source).substr(At + 1, End - At - 1);
+    if (Line.find("return") == std::string_view::npos && Line.find(" = ") == std::string_view::npos)
+      continue;
+    LineEnds.push_back(End);
+  }
+  ASSERT_GT(LineEnds.size(), 8u);
+  const std::string Uri = "file:///tmp/torchlint-unit-relint/random_model.py";
+  lsp::ServerOptions Opts;
+  Opts.CheckWhenIdle = false;
+  LspHarness Inc(Opts);
+  Inc.send({initializeRequest()});
+  Inc.send({didOpenNotification(Uri, Source)});
+  std::mt19937 Rng(2026);
+  int Version = 1;
+  std::set<std::string> Seen; // the edits make and unmake findings
+  for (int Step = 0; Step < 40; ++Step) {
+    size_t At = LineEnds[Rng() % LineEnds.size()];
+    const std::string &Insert = Snippets[Rng() % Snippets.size()];
+    std::string Edited = Source;
+    Edited.insert(At, Insert);
+    std::string Got = lastDiagnostics(Inc.send({change(Uri, ++Version, Source, At, At, Insert)}));
+    ASSERT_EQ(Got, freshDiagnostics(Uri, Edited)) << Edited;
+    Seen.insert(Got);
+    Got = lastDiagnostics(Inc.send({change(Uri, ++Version, Edited, At, At + Insert.size(), "")}));
+    ASSERT_EQ(Got, freshDiagnostics(Uri, Source)) << "undo of\n" << Edited;
+  }
+  EXPECT_GE(Inc.server().editStats().MethodOnly, 20u) << "the method path must be what is tested";
+  EXPECT_GE(Seen.size(), 5u);
 }
 
 } // namespace

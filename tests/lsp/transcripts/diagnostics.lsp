@@ -28,6 +28,7 @@
 
 # Two incremental changes in one notification: fix "CPU" (same length), then assign the
 # result on line 7 (an insertion that shifts nothing after it on other lines).
+%% wait
 >>> {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
       "textDocument": {"uri": "${ROOT_URI}/train.py", "version": 2},
       "contentChanges": [
@@ -37,6 +38,7 @@
       "uri": "${ROOT_URI}/train.py", "version": 2, "diagnostics": []}}
 
 # Typing a new line at the top shifts everything down; the finding comes back on its new line.
+%% wait
 >>> {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
       "textDocument": {"uri": "${ROOT_URI}/train.py", "version": 3},
       "contentChanges": [
@@ -50,6 +52,7 @@
          "severity": 1, "source": "torchlint"}]}}
 
 # Deleting across lines (the header line and its newline).
+%% wait
 >>> {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
       "textDocument": {"uri": "${ROOT_URI}/train.py", "version": 4},
       "contentChanges": [
@@ -62,6 +65,7 @@
          "severity": 1, "source": "torchlint"}]}}
 
 # A change without a range replaces the whole text; a syntax error is reported (TL001).
+%% wait
 >>> {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
       "textDocument": {"uri": "${ROOT_URI}/train.py", "version": 5},
       "contentChanges": [{"text": "import torch\nx = torch.device(\"Cuda\"\n"}]}}
@@ -73,6 +77,7 @@
       "uri": "${ROOT_URI}/train.py", "diagnostics": []}}
 
 # A change to a closed document is logged, not crashed on.
+%% wait
 >>> {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
       "textDocument": {"uri": "${ROOT_URI}/train.py", "version": 6}, "contentChanges": [{"text": ""}]}}
 <<< {"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 2,
