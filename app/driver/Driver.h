@@ -59,7 +59,8 @@ void keepFreedMemory();
 /// torchlint build match a stored entry are not parsed again (and not even read when they
 /// had no findings and their size and mtime match); the cache is updated, not saved. With
 /// \p Projects, each file's imports of its project's modules are resolved and summarised (a
-/// cached result holds only while those modules keep their content).
+/// cached result holds only while those modules keep their content). Only the outcomes with
+/// findings keep their source: what a run holds grows with its findings, not with the tree.
 std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
                                    const ConfigResolver &Resolver, unsigned Jobs, ResultCache *Cache = nullptr,
                                    Projects *Projects = nullptr);

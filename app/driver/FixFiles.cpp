@@ -73,7 +73,17 @@ std::vector<FixedFile> fixFiles(const std::vector<DiscoveredFile> &Files, const 
                                 const ConfigResolver &Resolver, const FixOptions &Base, bool Write, unsigned Jobs,
                                 Projects *P) {
   std::vector<FixedFile> Out(Files.size());
-  forEachIndex(Files.size(), Jobs, [&](size_t I) { Out[I] = fixOne(Files[I], L, Resolver, Base, Write, P); });
+  forEachIndex(Files.size(), Jobs, [&](size_t I) {
+    FixedFile &F = Out[I] = fixOne(Files[I], L, Resolver, Base, Write, P);
+    // A file the fixes left as it was, with nothing to report, has no diff and no finding to
+    // place: its texts are let go now, as lintFiles lets go of a clean file's source, rather
+    // than held with every other file's until the report.
+    if (!F.changed() && F.Outcome.Diagnostics.empty()) {
+      std::string().swap(F.Before);
+      std::string().swap(F.After);
+      F.Outcome.Source.reset();
+    }
+  });
   return Out;
 }
 

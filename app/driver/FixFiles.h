@@ -32,7 +32,8 @@ FixedFile fixSource(std::string Path, std::string Text, const Linter &L, const L
 /// Fixes every file with the fixes \p Base allows, narrowed by each file's `fixable` /
 /// `unfixable`. With \p Write, changed files are replaced atomically; a file that cannot be
 /// written keeps its text, and its findings are reported as they are. With \p Projects, each
-/// file's imports of its project's modules are resolved, as `check` resolves them.
+/// file's imports of its project's modules are resolved, as `check` resolves them. A file left
+/// unchanged and without findings keeps neither its texts nor its source.
 std::vector<FixedFile> fixFiles(const std::vector<DiscoveredFile> &Files, const Linter &L,
                                 const ConfigResolver &Resolver, const FixOptions &Base, bool Write, unsigned Jobs,
                                 Projects *Projects = nullptr);

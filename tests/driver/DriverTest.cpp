@@ -1,0 +1,68 @@
+// What the batch driver keeps of each file: the memory of a run must not grow with the tree.
+#include "driver/Driver.h"
+
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace torchlint {
+namespace {
+
+TEST(ReadText, HoldsNoMoreThanTheFile) {
+  // Every linted file's text is held while its lint runs, and a file with findings until the
+  // report: the read must not leave the string twice the file's size.
+  std::string Dir = test::tempDir();
+  for (size_t Size : {size_t(0), size_t(10), size_t(4096), size_t(65536), size_t(100000), size_t(3u << 20)}) {
+    std::string Text(Size, 'x');
+    for (size_t I = 80; I < Size; I += 81)
+      Text[I] = '\n';
+    std::string Path = Dir + "/f" + std::to_string(Size) + ".py";
+    test::writeFile(Path, Text);
+    auto Read = readText(Path);
+    ASSERT_TRUE(Read) << Path;
+    EXPECT_EQ(*Read, Text);
+    EXPECT_LE(Read->capacity(), std::max<size_t>(Size, 30)) << Size << " bytes read";
+  }
+}
+
+TEST(ReadText, ReadsWhatTheStatDoesNotCount) {
+  // /proc files stat as empty: the read grows past the stat's size until the end.
+  auto Read = readText("/proc/self/status");
+  ASSERT_TRUE(Read);
+  EXPECT_NE(Read->find("Name:"), std::string::npos);
+  EXPECT_EQ(Read->back(), '\n');
+}
+
+TEST(LintFiles, KeepsTheSourceOnlyOfFilesWithFindings) {
+  std::string Root = test::tempDir();
+  test::writeFile(Root + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  test::writeFile(Root + "/a.py", "import torch\nx = torch.zeros(3)\nx.to(\"cuda\")\n");
+  test::writeFile(Root + "/b.py", "x = 1\n");
+  ConfigResolver Resolver(rules::registry(), {});
+  Linter L(rules::registry());
+  Discovery D = discoverFiles({Root}, Resolver, false);
+  ASSERT_EQ(D.Files.size(), 2u);
+  for (unsigned Jobs : {1u, 2u}) {
+    for (bool Cached : {false, true}) {
+      // The cache's second run serves both files from it: the clean one unread.
+      std::optional<ResultCache> Cache;
+      if (Cached)
+        Cache = ResultCache::load(Root + "/.cache" + std::to_string(Jobs), "test");
+      for (int Run = 0; Run < (Cached ? 2 : 1); ++Run) {
+        Projects P;
+        std::vector<FileOutcome> Out = lintFiles(D.Files, L, Resolver, Jobs, Cache ? &*Cache : nullptr, &P);
+        ASSERT_EQ(Out.size(), 2u);
+        EXPECT_FALSE(Out[0].Diagnostics.empty());
+        ASSERT_TRUE(Out[0].Source) << "the report places findings on the source";
+        EXPECT_EQ(Out[0].Source->lineText(2), "x.to(\"cuda\")");
+        EXPECT_TRUE(Out[1].Diagnostics.empty());
+        EXPECT_TRUE(Out[1].Error.empty());
+        EXPECT_FALSE(Out[1].Source) << "a clean file's text is not held until the report (jobs " << Jobs
+                                    << ", run " << Run << (Cached ? ", cached" : "") << ")";
+      }
+    }
+  }
+}
+
+} // namespace
+} // namespace torchlint
