@@ -131,8 +131,8 @@ PassResult parseOnly(const Input &In) {
 // Fresh copies of the corpus's texts, made before each timed lint pass: the driver reads a
 // file into a buffer that the lint then owns (lintSource moves it), so the copy the benchmark
 // needs to keep its corpus is not the driver's work and is left out of the time. Each file's
-// outcome (diagnostics and source) is kept until the pass ends, as lintFiles keeps them for
-// the report; the last pass's are released, untimed, with the next refill.
+// outcome is kept until the pass ends, as lintFiles keeps them for the report (a clean file's
+// without its source, as there); the last pass's are released, untimed, with the next refill.
 struct Owned {
   std::vector<std::string> Texts;
   std::vector<FileOutcome> Outcomes;
@@ -142,19 +142,29 @@ struct Owned {
   // lints, and a file that asked for one not given yet is linted again at the end of the pass.
   std::unique_ptr<Projects> P;
   Projects::Views Views;
-  void refill(const Corpus &C) {
-    release();
+  std::vector<size_t> Order; // the driver's lint order: imported modules first
+  /// The start of a timed lint pass, as lintFiles starts: the batch's imports are scanned and
+  /// the lint order chosen (part of what project mode costs, so inside the time).
+  void begin(const Corpus &C) {
     P = std::make_unique<Projects>(std::string(), !NoProject);
     std::vector<std::string> Paths;
     for (const Input &In : C.Files)
       Paths.push_back(In.Path);
-    Views = P->beginBatch(Paths);
+    Views = P->beginBatch(Paths, &Order);
+  }
+  void refill(const Corpus &C) {
+    release();
+    Views.clear();
+    Order.clear();
     Outcomes.resize(C.Files.size());
     Texts.resize(C.Files.size());
     for (size_t I = 0; I < C.Files.size(); ++I)
       Texts[I] = C.Files[I].Text;
   }
-  void release() { std::vector<FileOutcome>().swap(Outcomes); }
+  void release() {
+    std::vector<FileOutcome>().swap(Outcomes);
+    Order.clear();
+  }
 };
 
 // The driver's per-file path after the read: checks, line index, UTF-8 check, parse, lint.
@@ -163,6 +173,8 @@ PerFile lintWith(const Linter &L, const LintSettings &S, const Corpus &C, Owned 
     size_t I = &In - C.Files.data();
     FileOutcome &O = Fresh.Outcomes[I] = lintSource(In.Path, std::move(Fresh.Texts[I]), L, S,
                                                     Fresh.Views[I] ? &*Fresh.Views[I] : nullptr);
+    if (O.Diagnostics.empty())
+      O.Source.reset();
     PassResult R;
     R.Findings = O.Diagnostics.size();
     return R;
@@ -181,10 +193,10 @@ size_t secondPass(const Linter &L, const LintSettings &S, const Corpus &C, Owned
   return Findings;
 }
 
-PassResult runSerial(const Corpus &C, const PerFile &F) {
+PassResult runSerial(const Corpus &C, const PerFile &F, const std::vector<size_t> *Order = nullptr) {
   PassResult Sum;
-  for (const auto &In : C.Files) {
-    PassResult R = F(In);
+  for (size_t K = 0; K < C.Files.size(); ++K) {
+    PassResult R = F(C.Files[Order && !Order->empty() ? (*Order)[K] : K]);
     Sum.Findings += R.Findings;
     Sum.FilesWithParseErrors += R.FilesWithParseErrors;
   }
@@ -193,14 +205,15 @@ PassResult runSerial(const Corpus &C, const PerFile &F) {
 
 // The engine's scheme (driver/Driver.cpp): a pool and a shared counter, so one big file
 // never holds up a whole chunk.
-PassResult runParallel(llvm::ThreadPool &Pool, unsigned Threads, const Corpus &C, const PerFile &F) {
+PassResult runParallel(llvm::ThreadPool &Pool, unsigned Threads, const Corpus &C, const PerFile &F,
+                       const std::vector<size_t> *Order = nullptr) {
   std::atomic<size_t> Next{0};
   std::vector<PassResult> PerThread(Threads);
   for (unsigned T = 0; T < Threads; ++T)
     Pool.async([&, T] {
       PassResult Local;
-      for (size_t I; (I = Next.fetch_add(1)) < C.Files.size();) {
-        PassResult R = F(C.Files[I]);
+      for (size_t K; (K = Next.fetch_add(1)) < C.Files.size();) {
+        PassResult R = F(C.Files[Order && !Order->empty() ? (*Order)[K] : K]);
         Local.Findings += R.Findings;
         Local.FilesWithParseErrors += R.FilesWithParseErrors;
       }
@@ -356,6 +369,7 @@ int main(int argc, char **argv) {
   // also notes which files tree-sitter cannot fully parse.
   std::vector<char> HasError(C.Files.size());
   Fresh.refill(C);
+  Fresh.begin(C);
   runParallel(Pool, Threads, C, [&](const Input &In) {
     PassResult R = parseOnly(In);
     HasError[&In - C.Files.data()] = R.FilesWithParseErrors != 0;
@@ -366,11 +380,15 @@ int main(int argc, char **argv) {
     if (HasError[I])
       ErrorFiles.push_back(C.Files[I].Path);
 
-  auto Serial = [&](const PerFile &F) { return [&C, &F] { return runSerial(C, F); }; };
-  auto Parallel = [&](const PerFile &F) { return [&Pool, Threads, &C, &F] { return runParallel(Pool, Threads, C, F); }; };
-  // A lint pass ends with the project's second look (see secondPass).
+  auto Serial = [&](const PerFile &F) { return [&, &F] { return runSerial(C, F, &Fresh.Order); }; };
+  auto Parallel = [&](const PerFile &F) {
+    return [&, &F] { return runParallel(Pool, Threads, C, F, &Fresh.Order); };
+  };
+  // A lint pass starts with the project's import scan and ends with its second look (see
+  // secondPass). The parse passes run with no order (refill cleared it).
   auto Finish = [&](std::function<PassResult()> Pass, const LintSettings &S) {
     return [&, Pass, &S = S] {
+      Fresh.begin(C);
       PassResult R = Pass();
       R.Findings += secondPass(L, S, C, Fresh);
       return R;

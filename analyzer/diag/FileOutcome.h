@@ -13,8 +13,9 @@ namespace torchlint {
 
 struct FileOutcome {
   std::string Path;
-  // Null when the file could not be read (Error says why), or when it came clean from the
-  // cache without being read; never null when there are diagnostics.
+  // Null when the file could not be read (Error says why), when it came clean from the cache
+  // without being read, or when a batch lint (lintFiles) let a clean file's go; never null
+  // when there are diagnostics.
   std::shared_ptr<const SourceFile> Source;
   std::vector<Diagnostic> Diagnostics;
   std::string Error; // why the file was skipped, one line

@@ -13,7 +13,7 @@ namespace torchlint::flow {
 std::pair<const ModuleSummary *, const Export *> DeviceFlow::Impl::projectName(std::string_view Q) {
   // A summary is the module's own: it never reads another module's (KeepModule: summarising).
   const ProjectView *P = M.project();
-  if (!P || KeepModule || Q.empty() || startsWith(Q, "torch.") || Q == "torch")
+  if (!P || KeepModule || Q.empty() || isTorchName(Q))
     return {};
   auto [It, New] = ProjectNames.try_emplace(std::string(Q));
   if (New) {

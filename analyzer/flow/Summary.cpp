@@ -91,7 +91,7 @@ void DeviceFlow::Impl::summarize(ModuleSummary &Out) {
   };
   // Module-level values another file may read: devices, tensors, DataLoaders, modules.
   for (auto &[Name, V] : ModuleVars) {
-    if (Name.find_first_of(".[") != std::string_view::npos || startsWith(Name, "_"))
+    if (Name.find_first_of(".[") != std::string_view::npos || startsWith(Name, "_") || !Out.covers(Name))
       continue;
     ExportedValue X = Export(V);
     if (!Worth(X))
@@ -105,7 +105,7 @@ void DeviceFlow::Impl::summarize(ModuleSummary &Out) {
   }
   // Module classes, as a constructor told nothing of devices leaves them.
   for (const ClassInfo &C : M.classes()) {
-    if (!C.IsModule || C.Scope < 0 || M.scope(C.Scope).Parent != 0)
+    if (!C.IsModule || C.Scope < 0 || M.scope(C.Scope).Parent != 0 || !Out.covers(C.Name))
       continue;
     Value V = moduleInstance(C, C.Node, /*Told=*/false);
     // A module with no parameters, buffers or submodules of its own (kornia's `AdjustHue`)
@@ -127,15 +127,21 @@ void DeviceFlow::Impl::summarize(ModuleSummary &Out) {
   // Functions: what they return built by themselves (parameters are unknown), and what they
   // do to their arguments.
   for (auto &[Name, Scope] : TopFunctions) {
+    if (!Out.covers(Name))
+      continue;
     TSNode Fn = M.scope(Scope).Node;
     flow::Export E;
     E.What = Export::Kind::Function;
     E.Line = lineOf(Fn);
-    parameterFacts(Scope, E);
     if (mayMatter(Fn) || callsSource(afterName(Fn), /*Constructors=*/true)) {
       E.Result = Export(localCall(Scope));
       F = &Top;
     }
+    // A function that neither returns what it built nor loads a state dict is left out, so what
+    // it does to its arguments is only worth reading for the others.
+    if (!Worth(E.Result) && Text(field(Fn, "body")).find(".load_state_dict(") == std::string_view::npos)
+      continue;
+    parameterFacts(Scope, E);
     if (Worth(E.Result) || E.LoadsState)
       Out.Names[std::string(Name)] = std::move(E);
   }
@@ -186,10 +192,13 @@ ModuleSummary importTable(const FileContext &File, std::string Module, std::stri
   return Out;
 }
 
-ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display) {
+ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display,
+                        const std::set<std::string, std::less<>> *Only) {
   ModuleSummary Out = importTable(File, std::move(Module), std::move(Display));
+  if (Only)
+    Out.Only = *Only;
   const SemanticModel &M = File.model();
-  if (ts_node_is_null(File.root()) || !M.importsTorch())
+  if (ts_node_is_null(File.root()) || !M.importsTorch() || (Only && Only->empty()))
     return Out;
   DeviceFlow::Impl I(File.root(), M);
   I.summarize(Out);

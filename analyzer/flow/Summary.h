@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,11 @@ struct ModuleSummary {
   std::map<std::string, std::string, std::less<>> Imports;
   std::vector<std::string> Stars; // modules it star-imports (absolute)
   std::optional<std::vector<std::string>> All; // `__all__`, when it is a literal list or tuple
+  /// When set, only these of the module's names were summarised (the names the files of a
+  /// batch import): another name is not known to be absent.
+  std::optional<std::set<std::string, std::less<>>> Only;
+  /// Whether \p Name was summarised (present in Names or known to have nothing to say).
+  bool covers(std::string_view Name) const { return !Only || Only->count(Name); }
   bool operator==(const ModuleSummary &) const = default;
 };
 
@@ -65,8 +71,10 @@ struct ModuleSummary {
 ModuleSummary importTable(const FileContext &File, std::string Module, std::string Display);
 
 /// Summarises the analysed file \p File (its semantic model knows its module name through its
-/// project, so relative imports come out absolute). \p Module and \p Display name it.
-ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display);
+/// project, so relative imports come out absolute). \p Module and \p Display name it. With
+/// \p Only, just those names are summarised (ModuleSummary::Only).
+ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display,
+                        const std::set<std::string, std::less<>> *Only = nullptr);
 
 /// `__all__ = ["a", "b"]` at module level (and `+=` of such lists); nullopt when there is
 /// none or it is computed.

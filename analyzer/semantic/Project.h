@@ -17,6 +17,18 @@ struct ModuleSummary;
 }
 class FileContext;
 
+/// The absolute module a relative import names (`..data` from `pkg.sub.train` is `pkg.data`),
+/// given the importing file's module name and whether it is a package's `__init__.py`; empty
+/// when the import climbs above the top package or the file has no module name.
+std::string absoluteModule(std::string_view Relative, std::string_view Module, bool IsPackage);
+
+/// Whether \p Qualified is PyTorch's own (`torch`, `torch.nn.functional.pad`): the PyTorch
+/// table says what those are, so a summary of torch's source (when torch itself is the project
+/// being linted) never stands in for it.
+inline bool isTorchName(std::string_view Qualified) {
+  return Qualified == "torch" || Qualified.substr(0, 6) == "torch.";
+}
+
 class ProjectView {
 public:
   virtual ~ProjectView() = default;

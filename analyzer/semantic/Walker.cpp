@@ -583,26 +583,7 @@ private:
   /// `pkg.utils`), or empty when the file's own module is unknown or the dots go too far up.
   std::string absoluteModule(std::string_view Relative) const {
     const ProjectView *P = M.project();
-    if (!P || P->moduleName().empty())
-      return {};
-    size_t Dots = Relative.find_first_not_of('.');
-    std::string_view Rest = Dots == std::string_view::npos ? std::string_view() : Relative.substr(Dots);
-    if (Dots == std::string_view::npos)
-      Dots = Relative.size();
-    std::string_view Package = P->moduleName();
-    if (!P->isPackage()) {
-      size_t Dot = Package.rfind('.');
-      Package = Dot == std::string_view::npos ? std::string_view() : Package.substr(0, Dot);
-    }
-    for (size_t Up = 1; Up < Dots; ++Up) {
-      size_t Dot = Package.rfind('.');
-      if (Dot == std::string_view::npos)
-        return {};
-      Package = Package.substr(0, Dot);
-    }
-    if (Package.empty())
-      return std::string(Rest);
-    return Rest.empty() ? std::string(Package) : std::string(Package) + "." + std::string(Rest);
+    return P ? torchlint::absoluteModule(Relative, P->moduleName(), P->isPackage()) : std::string();
   }
 
   /// `from m import *`: the names the project says \p Module binds, or, for a module outside

@@ -210,11 +210,12 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
   // their own lints (no second parse); a lint that asked for one not given yet is run again
   // once all are known, if it has something to learn.
   Projects::Views Views(Files.size());
+  std::vector<size_t> Order;
   if (P) {
     std::vector<std::string> Paths;
     for (const DiscoveredFile &F : Files)
       Paths.push_back(F.Path);
-    Views = P->beginBatch(Paths);
+    Views = P->beginBatch(Paths, &Order);
   }
   auto One = [&](size_t I) {
     const LintSettings &S = Resolver.settingsFor(*Files[I].Cfg, Files[I].Path);
@@ -225,7 +226,8 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
     if (Out[I].Diagnostics.empty())
       Out[I].Source.reset();
   };
-  forEachIndex(Files.size(), Jobs, One);
+  // Imported modules first (Projects::beginBatch); the results keep the files' order.
+  forEachIndex(Files.size(), Jobs, [&](size_t K) { One(Order.empty() ? K : Order[K]); });
   std::vector<size_t> Again = P ? P->endBatch(Views) : std::vector<size_t>();
   forEachIndex(Again.size(), Jobs, [&](size_t K) {
     size_t I = Again[K];

@@ -130,29 +130,8 @@ const flow::ModuleSummary *ProjectIndex::summary(const std::string &AbsPath, boo
   // Computed without the lock: a summary reads the import tables of the modules it
   // star-imports, which come through here again. Two threads may both compute one; the
   // results are equal, and the first stored is kept.
-  std::optional<std::string> Text = Texts ? Texts(AbsPath) : std::nullopt;
-  if (!Text) {
-    auto Read = readText(AbsPath);
-    if (Read)
-      Text = std::move(*Read);
-  }
-  Codec Enc;
-  std::unique_ptr<flow::ModuleSummary> S;
-  uint64_t H = Text ? contentHash(*Text) : 0;
-  if (Text && prepareSource(*Text, Enc).empty()) {
-    SourceFile File(AbsPath, std::move(*Text));
-    TreePtr Tree = invalidUtf8(File).empty() ? parsePython(File.text()) : nullptr;
-    if (Tree) {
-      FileView View(*this, AbsPath, /*ResolveStars=*/!TableOnly);
-      SemanticModel Model(File.text());
-      Model.setProject(&View);
-      TSNode TreeRoot = ts_tree_root_node(Tree.get());
-      static const KindSet Nothing;
-      walkFile(TreeRoot, Model, Nothing);
-      FileContext Ctx(File, Model, TreeRoot);
-      S = build(AbsPath, Ctx, View.moduleName(), TableOnly);
-    }
-  }
+  uint64_t H = 0;
+  std::unique_ptr<flow::ModuleSummary> S = parseAndBuild(AbsPath, TableOnly, H);
   std::lock_guard<std::mutex> G(Lock);
   Entry &E = Entries[AbsPath];
   if (Hash)
@@ -169,18 +148,76 @@ const flow::ModuleSummary *ProjectIndex::summary(const std::string &AbsPath, boo
   return Slot.get();
 }
 
+std::optional<std::string> ProjectIndex::text(const std::string &AbsPath) const {
+  if (std::optional<std::string> T = Texts ? Texts(AbsPath) : std::nullopt)
+    return T;
+  auto Read = readText(AbsPath);
+  if (!Read)
+    return std::nullopt;
+  return std::move(*Read);
+}
+
+std::unique_ptr<flow::ModuleSummary> ProjectIndex::parseAndBuild(const std::string &AbsPath, bool TableOnly,
+                                                                 uint64_t &Hash) {
+  std::optional<std::string> Text = text(AbsPath);
+  Codec Enc;
+  Hash = Text ? contentHash(*Text) : 0;
+  if (!Text || !prepareSource(*Text, Enc).empty())
+    return nullptr;
+  SourceFile File(AbsPath, std::move(*Text));
+  TreePtr Tree = invalidUtf8(File).empty() ? parsePython(File.text()) : nullptr;
+  if (!Tree)
+    return nullptr;
+  FileView View(*this, AbsPath, /*ResolveStars=*/!TableOnly);
+  SemanticModel Model(File.text());
+  Model.setProject(&View);
+  TSNode TreeRoot = ts_tree_root_node(Tree.get());
+  static const KindSet Nothing;
+  walkFile(TreeRoot, Model, Nothing);
+  FileContext Ctx(File, Model, TreeRoot);
+  return build(AbsPath, Ctx, View.moduleName(), TableOnly);
+}
+
+const flow::ModuleSummary *ProjectIndex::completeSummary(const std::string &AbsPath, uint64_t *Hash) {
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    auto It = Entries.find(AbsPath);
+    if (It != Entries.end() && It->second.Complete) {
+      if (Hash)
+        *Hash = It->second.Hash;
+      return It->second.Complete.get();
+    }
+  }
+  uint64_t H = 0;
+  std::unique_ptr<flow::ModuleSummary> S = parseAndBuild(AbsPath, /*TableOnly=*/false, H);
+  if (Hash)
+    *Hash = H;
+  if (!S)
+    return nullptr;
+  std::lock_guard<std::mutex> G(Lock);
+  Entry &E = Entries[AbsPath];
+  ++Count;
+  // Full stays: views may hold it. Complete is kept beside it.
+  if (!E.Complete)
+    E.Complete = std::move(S);
+  return E.Complete.get();
+}
+
 std::unique_ptr<flow::ModuleSummary> ProjectIndex::build(const std::string &AbsPath, const FileContext &File,
-                                                         std::string_view Module, bool TableOnly) const {
+                                                         std::string_view Module, bool TableOnly,
+                                                         const std::set<std::string, std::less<>> *Only) const {
   std::string Display = AbsPath;
   if (llvm::StringRef(AbsPath).startswith(Root + "/"))
     Display = AbsPath.substr(Root.size() + 1);
-  return std::make_unique<flow::ModuleSummary>(TableOnly ? flow::importTable(File, std::string(Module), std::move(Display))
-                                                         : flow::summarize(File, std::string(Module), std::move(Display)));
+  return std::make_unique<flow::ModuleSummary>(
+      TableOnly ? flow::importTable(File, std::string(Module), std::move(Display))
+                : flow::summarize(File, std::string(Module), std::move(Display), Only));
 }
 
-void ProjectIndex::setPending(const std::vector<std::string> &AbsPaths) {
+void ProjectIndex::setPending(const std::vector<std::string> &AbsPaths, ImportWants W) {
   std::lock_guard<std::mutex> G(Lock);
   Pending = {AbsPaths.begin(), AbsPaths.end()};
+  Wants = std::move(W);
 }
 
 void ProjectIndex::store(const std::string &AbsPath, const FileContext &File, bool StarsResolved) {
@@ -194,13 +231,22 @@ void ProjectIndex::store(const std::string &AbsPath, const FileContext &File, bo
   }
   auto [Module, Package] = moduleOf(AbsPath);
   (void)Package;
-  std::unique_ptr<flow::ModuleSummary> Table = build(AbsPath, File, Module, /*TableOnly=*/true);
-  std::unique_ptr<flow::ModuleSummary> Full = StarsResolved ? build(AbsPath, File, Module, false) : nullptr;
+  // A full summary holds the import table too (summary() answers table-only questions with it):
+  // the table alone is kept only where the full summary must wait.
+  std::unique_ptr<flow::ModuleSummary> Table =
+      StarsResolved ? nullptr : build(AbsPath, File, Module, /*TableOnly=*/true);
+  // Only what the batch's files import is summarised; a name nobody imports is summarised when
+  // first asked (FileView::definitionFrom). Wants is written before the batch starts.
+  bool All = false;
+  std::set<std::string, std::less<>> Only = isTorchName(Module) ? std::set<std::string, std::less<>>()
+                                                                : Wants.wanted(Module, All);
+  std::unique_ptr<flow::ModuleSummary> Full =
+      StarsResolved ? build(AbsPath, File, Module, false, All ? nullptr : &Only) : nullptr;
   uint64_t H = contentHash(File.source().text());
   std::lock_guard<std::mutex> G(Lock);
   Entry &E = Entries[AbsPath];
   E.Hash = H;
-  if (!E.Table)
+  if (Table && !E.Table)
     E.Table = std::move(Table);
   if (Full && !E.Full)
     E.Full = std::move(Full);
@@ -304,6 +350,8 @@ const flow::ModuleSummary *ProjectIndex::FileView::definitionFrom(std::string_vi
     if (!S)
       return nullptr;
     std::string Member(Rest);
+    if (!S->covers(Member) && !(S = Index.completeSummary(File)))
+      return nullptr;
     if (S->Names.count(Member)) {
       Name = std::move(Member);
       return S;
@@ -387,14 +435,66 @@ std::optional<ProjectIndex::FileView> Projects::viewFor(const std::string &Path)
   return V;
 }
 
-Projects::Views Projects::beginBatch(const std::vector<std::string> &Paths) {
+Projects::Views Projects::beginBatch(const std::vector<std::string> &Paths, std::vector<size_t> *Order) {
   Views V(Paths.size());
-  std::map<ProjectIndex *, std::vector<std::string>> Batch;
+  std::map<ProjectIndex *, std::vector<size_t>> Batch;
   for (size_t I = 0; I < Paths.size(); ++I)
-    if (ProjectIndex *Index = forFile(Paths[I]))
-      Batch[Index].push_back(V[I].emplace(*Index, Paths[I]).path());
-  for (auto &[Index, Pending] : Batch)
-    Index->setPending(Pending);
+    if (ProjectIndex *Index = forFile(Paths[I])) {
+      V[I].emplace(*Index, Paths[I]);
+      Batch[Index].push_back(I);
+    }
+  // Each file's imports, read from its text: what each summary must cover, and which files of
+  // the batch each file reads.
+  std::vector<std::vector<size_t>> Reads(Paths.size());
+  for (auto &[Index, Files] : Batch) {
+    ImportWants Wants;
+    std::vector<std::string> Pending;
+    std::unordered_map<std::string, size_t> OfModule;
+    std::vector<std::vector<std::string>> Named(Files.size());
+    for (size_t K = 0; K < Files.size(); ++K) {
+      const std::string &Path = V[Files[K]]->path();
+      Pending.push_back(Path);
+      auto [Module, Package] = Index->moduleOf(Path);
+      if (!Module.empty())
+        OfModule.emplace(Module, Files[K]);
+      if (std::optional<std::string> Text = Index->text(Path))
+        scanImports(*Text, Module, Package, Wants, Order ? &Named[K] : nullptr);
+    }
+    Wants.finish();
+    Index->setPending(Pending, std::move(Wants));
+    for (size_t K = 0; K < Files.size(); ++K)
+      for (const std::string &M : Named[K])
+        if (auto It = OfModule.find(M); It != OfModule.end() && It->second != Files[K])
+          Reads[Files[K]].push_back(It->second);
+  }
+  if (Order) {
+    // Modules before the files that import them (depth first, in the given order; a cycle is
+    // cut where it is met): a lint then finds the summaries it asks for already given, and
+    // fewer files need a second lint.
+    Order->clear();
+    std::vector<uint8_t> State(Paths.size(), 0); // 0 unseen, 1 on the stack, 2 placed
+    std::vector<std::pair<size_t, size_t>> Stack; // file, next of its reads to visit
+    for (size_t Start = 0; Start < Paths.size(); ++Start) {
+      if (State[Start])
+        continue;
+      Stack.emplace_back(Start, 0);
+      State[Start] = 1;
+      while (!Stack.empty()) {
+        auto &[File, Next] = Stack.back();
+        if (Next < Reads[File].size()) {
+          size_t Dep = Reads[File][Next++];
+          if (!State[Dep]) {
+            State[Dep] = 1;
+            Stack.emplace_back(Dep, 0);
+          }
+          continue;
+        }
+        State[File] = 2;
+        Order->push_back(File);
+        Stack.pop_back();
+      }
+    }
+  }
   return V;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "flow/Summary.h"
+#include "project/ImportScan.h"
 #include "semantic/Project.h"
 
 #include <cstdint>
@@ -47,6 +48,8 @@ public:
   /// `src/`, then beside the importing file (as Python finds a script's siblings); empty when
   /// the module is not the project's.
   std::string fileOf(std::string_view Module, const std::string &FromDir) const;
+  /// The text of the module file \p AbsPath: the editor's, else the disk's; nullopt when unreadable.
+  std::optional<std::string> text(const std::string &AbsPath) const;
 
   /// One file's view of the project, for its lint. Records the module files it read, so a
   /// cached result can tell when one of them changed.
@@ -91,12 +94,17 @@ public:
   /// pending: it is in the files being linted and will come from its own lint.
   const flow::ModuleSummary *summary(const std::string &AbsPath, bool TableOnly, uint64_t *Hash = nullptr,
                                      bool *Pending = nullptr);
+  /// The summary of every name of \p AbsPath, for a name a batch's summary of it did not cover
+  /// (ModuleSummary::covers): parsed and summarised again, once.
+  const flow::ModuleSummary *completeSummary(const std::string &AbsPath, uint64_t *Hash = nullptr);
   /// The files a batch lint is about to lint (absolute paths): their summaries are taken from
   /// their own lints (ProjectView::analysed) rather than from a parse of their own. Until a
   /// file's lint has given its summary, a view asking for it is told nothing and remembers it;
   /// after the pass, `setPending({})` and FileView::needsAnotherLint() say which files to lint
   /// again. The results are those of a run where every summary was known from the start.
-  void setPending(const std::vector<std::string> &AbsPaths);
+  /// \p Wants, the imports of the batch's files (scanImports), limits each summary to the
+  /// names some file may ask for.
+  void setPending(const std::vector<std::string> &AbsPaths, ImportWants Wants = {});
   /// Stores the summary of the pending file \p AbsPath from its lint's analyses; only its import
   /// table where its star imports were themselves pending (the summary would lack their names).
   void store(const std::string &AbsPath, const FileContext &File, bool StarsResolved);
@@ -110,6 +118,7 @@ public:
 private:
   struct Entry {
     std::unique_ptr<flow::ModuleSummary> Full, Table;
+    std::unique_ptr<flow::ModuleSummary> Complete; // of every name, where Full covers only some
     uint64_t Hash = 0; // of the text summarised
     bool Unreadable = false;
   };
@@ -118,9 +127,14 @@ private:
   mutable std::mutex Lock;
   std::unordered_map<std::string, Entry> Entries;
   std::unordered_set<std::string> Pending;
-  /// Builds the summary (or just the import table) of a parsed module.
+  ImportWants Wants; // of the pending batch
+  /// Builds the summary (or just the import table) of a parsed module, of the names in \p Only
+  /// when given.
   std::unique_ptr<flow::ModuleSummary> build(const std::string &AbsPath, const FileContext &File,
-                                             std::string_view Module, bool TableOnly) const;
+                                             std::string_view Module, bool TableOnly,
+                                             const std::set<std::string, std::less<>> *Only = nullptr) const;
+  /// Reads and parses \p AbsPath and builds its summary; nullptr when it cannot be read or parsed.
+  std::unique_ptr<flow::ModuleSummary> parseAndBuild(const std::string &AbsPath, bool TableOnly, uint64_t &Hash);
   mutable std::unordered_map<std::string, std::string> Files; // "module\0fromdir" -> file
   size_t Count = 0;
 };
@@ -140,8 +154,10 @@ public:
   std::optional<ProjectIndex::FileView> viewFor(const std::string &Path);
   using Views = std::vector<std::optional<ProjectIndex::FileView>>;
   /// Starts a batch lint of \p Paths: their views, with every one of them pending in its
-  /// project (ProjectIndex::setPending) until its own lint gives its summary.
-  Views beginBatch(const std::vector<std::string> &Paths);
+  /// project (ProjectIndex::setPending) until its own lint gives its summary. \p Order, when
+  /// given, receives the indices of \p Paths in the order to lint them: the modules a file
+  /// imports before it, so that fewer files ask for a summary still pending.
+  Views beginBatch(const std::vector<std::string> &Paths, std::vector<size_t> *Order = nullptr);
   /// Ends the batch: nothing is pending any more, and the indices returned are the files whose
   /// lint asked too early and must be linted again (their views are reset for it).
   std::vector<size_t> endBatch(Views &V);

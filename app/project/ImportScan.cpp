@@ -1,0 +1,213 @@
+// The import statements of a file, read from its text alone (no parse): see ImportScan.h.
+#include "project/ImportScan.h"
+
+#include "semantic/Project.h"
+#include "source/Strings.h"
+
+#include <cstring>
+#include <vector>
+
+namespace torchlint {
+
+std::set<std::string, std::less<>> ImportWants::wanted(std::string_view Module, bool &All) const {
+  std::set<std::string, std::less<>> Out;
+  All = false;
+  for (std::string_view S = Module; !S.empty();) {
+    if (Whole.count(S)) {
+      All = true;
+      return {};
+    }
+    if (auto It = Names.find(std::string(S)); It != Names.end())
+      Out.insert(It->second.begin(), It->second.end());
+    size_t Dot = S.find('.');
+    S = Dot == std::string_view::npos ? std::string_view() : S.substr(Dot + 1);
+  }
+  return Out;
+}
+
+void ImportWants::finish() {
+  // Re-exports chain (`pkg/__init__` re-exports `pkg.models`, which re-exports
+  // `pkg.models.resnet`): repeat until nothing changes, bounded in case of a cycle.
+  for (size_t Round = 0; Round < 16; ++Round) {
+    bool Changed = false;
+    for (auto &[Package, Module] : Reexports) {
+      if (Whole.count(Package)) {
+        Changed |= Whole.insert(Module).second;
+        continue;
+      }
+      auto It = Names.find(Package);
+      if (It == Names.end())
+        continue;
+      std::set<std::string, std::less<>> From = It->second; // Names may rehash below
+      auto &To = Names[Module];
+      for (const std::string &N : From)
+        Changed |= To.insert(N).second;
+    }
+    if (!Changed)
+      break;
+  }
+}
+
+namespace {
+
+/// One import statement's tokens: names (with their dots: `..data`, `pkg.data`), and the
+/// punctuation that matters (`,`, `*`). `as` and the alias after it are dropped.
+struct Statement {
+  std::vector<std::string_view> Words;
+};
+
+class Scanner {
+public:
+  Scanner(std::string_view Text) : Text(Text) {}
+
+  /// The next import statement, from where the last one (or line) ended; false at the end.
+  bool next(Statement &S) {
+    while (At < Text.size()) {
+      size_t Start = At;
+      while (Start < Text.size() && (Text[Start] == ' ' || Text[Start] == '\t'))
+        ++Start;
+      if (keyword(Start, "import") || keyword(Start, "from")) {
+        S.Words.clear();
+        At = Start;
+        read(S);
+        return true;
+      }
+      size_t End = Text.find('\n', Start);
+      if (End == std::string_view::npos)
+        End = Text.size();
+      // `x = 1; import torch`: a statement after a `;` on the line is a statement too (the
+      // search stays within the line: most files have no `;` at all).
+      const void *Semi = std::memchr(Text.data() + Start, ';', End - Start);
+      At = Semi ? static_cast<size_t>(static_cast<const char *>(Semi) - Text.data()) + 1 : End + 1;
+    }
+    return false;
+  }
+
+private:
+  bool keyword(size_t I, std::string_view W) const {
+    if (Text.substr(I, W.size()) != W)
+      return false;
+    size_t After = I + W.size();
+    return After < Text.size() && (Text[After] == ' ' || Text[After] == '\t' || Text[After] == '\\' ||
+                                   Text[After] == '(' || (W == "from" && Text[After] == '.'));
+  }
+
+  // Reads up to the end of the statement: a newline outside parentheses and not escaped, a
+  // `;`, or the end of the text.
+  void read(Statement &S) {
+    int Depth = 0;
+    while (At < Text.size()) {
+      char C = Text[At];
+      if (C == '\n') {
+        ++At;
+        if (Depth == 0)
+          return;
+        continue;
+      }
+      if (C == '\\' && At + 1 < Text.size() && (Text[At + 1] == '\n' || Text[At + 1] == '\r')) {
+        At += 2;
+        continue;
+      }
+      if (C == ';' && Depth == 0) {
+        ++At;
+        return;
+      }
+      if (C == '#') {
+        size_t End = Text.find('\n', At);
+        At = End == std::string_view::npos ? Text.size() : End;
+        continue;
+      }
+      if (C == '(') {
+        ++Depth;
+      } else if (C == ')') {
+        Depth = Depth > 0 ? Depth - 1 : 0;
+      } else if (C == ',' || C == '*') {
+        S.Words.push_back(Text.substr(At, 1));
+      } else if (C == '.' || nameByte(C)) {
+        size_t End = At;
+        // A dotted name, spaces allowed around its dots (`from . data import x` is rare but legal).
+        while (End < Text.size() && (nameByte(Text[End]) || Text[End] == '.'))
+          ++End;
+        S.Words.push_back(Text.substr(At, End - At));
+        At = End;
+        continue;
+      } else if (C != ' ' && C != '\t' && C != '\r') {
+        // Not an import statement after all (`import` as a name in a string, say): stop at the line.
+        size_t End = Text.find('\n', At);
+        At = End == std::string_view::npos ? Text.size() : End + 1;
+        if (Depth == 0)
+          return;
+        continue;
+      }
+      ++At;
+    }
+  }
+
+  std::string_view Text;
+  size_t At = 0;
+};
+
+/// `pkg.sub.mod` and the packages above it: importing a module runs every `__init__.py` on the
+/// way, and code may read their names through the bound top package.
+void addWhole(std::string_view Dotted, ImportWants &Out) {
+  for (size_t Dot = Dotted.find('.'); Dot != std::string_view::npos; Dot = Dotted.find('.', Dot + 1))
+    Out.Whole.emplace(Dotted.substr(0, Dot));
+  Out.Whole.emplace(Dotted);
+}
+
+} // namespace
+
+void scanImports(std::string_view Text, std::string_view Module, bool IsPackage, ImportWants &Out,
+                 std::vector<std::string> *Named) {
+  Scanner Scan(Text);
+  Statement S;
+  while (Scan.next(S)) {
+    const std::vector<std::string_view> &W = S.Words;
+    if (W.empty())
+      continue;
+    if (W[0] == "import") {
+      // import a.b as c, d
+      for (size_t I = 1; I < W.size(); ++I) {
+        if (W[I] == "," || W[I] == "as" || W[I] == "*")
+          continue;
+        if (W[I - 1] == "as")
+          continue;
+        addWhole(W[I], Out);
+        if (Named)
+          Named->emplace_back(W[I]);
+      }
+      continue;
+    }
+    // from X import a as b, c  /  from X import *
+    if (W[0] != "from" || W.size() < 4 || W[2] != "import")
+      continue;
+    std::string From =
+        W[1].front() == '.' ? absoluteModule(W[1], Module, IsPackage) : std::string(W[1]);
+    if (From.empty())
+      continue;
+    if (Named)
+      Named->push_back(From);
+    for (size_t I = 3; I < W.size(); ++I) {
+      if (W[I] == "*") {
+        // A package's `__init__.py` re-exporting its own submodule: only what the package's
+        // importers want of it. Anywhere else, the file may call any name it bound.
+        if (IsPackage && From.size() > Module.size() && From.compare(0, Module.size(), Module) == 0 &&
+            From[Module.size()] == '.')
+          Out.Reexports.emplace_back(std::string(Module), From);
+        else
+          addWhole(From, Out);
+        continue;
+      }
+      if (W[I] == "," || W[I] == "as" || W[I - 1] == "as")
+        continue;
+      Out.Names[From].emplace(W[I]);
+      // `from pkg import data` may import the module `pkg.data` (and only read names from it:
+      // `pkg` itself is wanted for `data` alone).
+      Out.Whole.emplace(From + "." + std::string(W[I]));
+      if (Named)
+        Named->push_back(From + "." + std::string(W[I]));
+    }
+  }
+}
+
+} // namespace torchlint
