@@ -140,7 +140,46 @@ bool holdsModule(TSNode Arg, int32_t ScopeId, const SemanticModel &M) {
   return F.valuesModule();
 }
 
+namespace {
+
+/// pytest's per-test temporary folder fixtures: a file under one was written by the same test.
+bool isTempDirFixture(std::string_view Name) {
+  return Name == "tmp_path" || Name == "tmpdir" || Name == "tmp_path_factory" || Name == "tmpdir_factory";
+}
+
+/// Whether \p Arg names a file under a temporary folder pytest gives the test function
+/// \p ScopeId as a parameter (`tmp_path / "model.pt"`, `f"{tmpdir}/ckpt"`, `os.path.join(tmpdir, ...)`).
+bool underTestTempDir(TSNode Arg, int32_t ScopeId, const SemanticModel &M) {
+  if (ScopeId < 0 || M.scope(ScopeId).Kind != ScopeKind::Function)
+    return false;
+  const NodeText &Text = M.text();
+  bool Param = false;
+  for (TSNode P : namedChildren(field(M.scope(ScopeId).Node, "parameters"))) {
+    TSNode Name = is(P, "identifier") ? P : field(P, "name");
+    if (is(P, "typed_parameter") && ts_node_named_child_count(P) > 0)
+      Name = ts_node_named_child(P, 0);
+    Param |= !ts_node_is_null(Name) && isTempDirFixture(Text(Name));
+  }
+  if (!Param)
+    return false;
+  bool Found = false;
+  forEachNode(Arg, [&](TSNode N) {
+    if (Found)
+      return false;
+    if (is(N, "identifier") && isTempDirFixture(Text(N)))
+      Found = true;
+    return !Found;
+  });
+  return Found;
+}
+
+} // namespace
+
 bool inProcessFile(TSNode Arg, int32_t ScopeId, const SemanticModel &M) {
+  if (ts_node_is_null(Arg))
+    return false;
+  if (underTestTempDir(Arg, ScopeId, M))
+    return true; // the test wrote it there on this machine
   // `tmp.name` of a temporary file names the same file.
   if (auto P = attributeParts(Arg, M.text()); P && P->Name == "name")
     Arg = P->Object;
@@ -156,6 +195,88 @@ bool inProcessFile(TSNode Arg, int32_t ScopeId, const SemanticModel &M) {
     return false;
   const NameFacts &F = R->first;
   return !F.Opaque && !F.Declared && !F.Param && F.valuesFresh();
+}
+
+namespace {
+
+/// Whether \p E builds only CPU tensors by its own moves: `x.cpu()`, `x.to("cpu")`,
+/// `m.cpu().state_dict()`, and dicts, lists, tuples and comprehensions of those.
+bool movedToCpu(TSNode E, const NodeText &Text, int Depth = 0) {
+  if (ts_node_is_null(E) || Depth > 16)
+    return false;
+  if (is(E, "parenthesized_expression") && ts_node_named_child_count(E) == 1)
+    return movedToCpu(ts_node_named_child(E, 0), Text, Depth + 1);
+  if (is(E, "call")) {
+    auto A = callArgs(E, Text);
+    auto P = A ? attributeParts(A->Callee, Text) : std::nullopt;
+    if (!P)
+      return false;
+    if (P->Name == "cpu" && A->Positional.empty() && A->Keywords.empty())
+      return true;
+    if (P->Name == "to" && A->Positional.size() == 1 && A->Keywords.empty()) {
+      auto S = stringLiteral(A->Positional[0], Text);
+      return S && *S == "cpu";
+    }
+    // `model.cpu().state_dict()`: the state of a module just moved to the CPU.
+    return P->Name == "state_dict" && movedToCpu(P->Object, Text, Depth + 1);
+  }
+  if (is(E, "dictionary")) {
+    bool Any = false;
+    for (TSNode Pair : namedChildren(E)) {
+      if (!is(Pair, "pair") || !movedToCpu(field(Pair, "value"), Text, Depth + 1))
+        return false;
+      Any = true;
+    }
+    return Any;
+  }
+  if (is(E, "list") || is(E, "tuple")) {
+    bool Any = false;
+    for (TSNode Item : namedChildren(E)) {
+      if (!movedToCpu(Item, Text, Depth + 1))
+        return false;
+      Any = true;
+    }
+    return Any;
+  }
+  if (is(E, "dictionary_comprehension")) {
+    TSNode Body = field(E, "body");
+    return is(Body, "pair") && movedToCpu(field(Body, "value"), Text, Depth + 1);
+  }
+  if (is(E, "list_comprehension"))
+    return movedToCpu(field(E, "body"), Text, Depth + 1);
+  return false;
+}
+
+} // namespace
+
+bool savedOnlyFromCpu(TSNode File, int32_t ScopeId, const SemanticModel &M) {
+  if (ts_node_is_null(File) || ScopeId < 0 || !M.textHas("save"))
+    return false;
+  const NodeText &Text = M.text();
+  std::string_view Name = Text(File);
+  TSNode Owner = M.scope(ScopeId).Node;
+  size_t Saves = 0;
+  bool AllCpu = true;
+  forEachNode(Owner, [&](TSNode N) {
+    if (!AllCpu)
+      return false;
+    if (!is(N, "call"))
+      return true;
+    auto A = callArgs(N, Text);
+    if (!A || torch::classify(M.qualifiedName(A->Callee)).Kind != Api::Save)
+      return true;
+    TSNode To = A->arg("f", 1);
+    if (A->HasSplat || ts_node_is_null(To)) {
+      AllCpu = false; // a save whose file cannot be told apart: it may be this one
+      return false;
+    }
+    if (Text(To) != Name)
+      return true;
+    ++Saves;
+    AllCpu = movedToCpu(A->arg("obj", 0), Text);
+    return true;
+  });
+  return Saves > 0 && AllCpu;
 }
 
 bool registersByName(const ClassInfo &C, std::string_view Name, const SemanticModel &M) {

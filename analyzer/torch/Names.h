@@ -16,9 +16,16 @@ bool holdsModule(TSNode Arg, int32_t ScopeId, const SemanticModel &M);
 
 /// Whether \p Arg, the file argument of a `torch.load` in scope \p ScopeId, is storage
 /// this process created itself: a name bound only to an empty `io.BytesIO()` or a
-/// `tempfile` temporary file (by assignment or `with ... as`), or `tmp.name` of one. Loading
+/// `tempfile` temporary file (by assignment or `with ... as`), or `tmp.name` of one; or a path
+/// under the temporary folder pytest gives the test (`tmp_path`, `tmpdir`). Loading
 /// it is a round trip: the devices it names exist, and the bytes are the program's own.
 bool inProcessFile(TSNode Arg, int32_t ScopeId, const SemanticModel &M);
+
+/// Whether \p File, the file argument of a `torch.load` in scope \p ScopeId, is one the same
+/// function (or module) writes with `torch.save`, and every such save writes only tensors it
+/// moved to the CPU itself (`{k: v.cpu() for k, v in sd.items()}`, `model.cpu().state_dict()`,
+/// `[t.cpu() for t in ts]`, `x.to("cpu")`): the file holds no device tensors to restore.
+bool savedOnlyFromCpu(TSNode File, int32_t ScopeId, const SemanticModel &M);
 
 /// Whether the class's text registers a tensor under \p Name: `register_buffer("name", ...)`
 /// or `register_parameter('name', ...)`.

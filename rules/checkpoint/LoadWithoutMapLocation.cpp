@@ -64,8 +64,12 @@ GPU machine on one without. When selected, it stays silent for:
   a condition about the CPU (`if args.cpu: ... else: torch.load(p)`): the code already
   chose between devices.
 - The file is one the same function (or module) created: a name bound only to an empty
-  `io.BytesIO()` or a `tempfile` temporary file, or its `.name`. Loading it back is a
+  `io.BytesIO()` or a `tempfile` temporary file, or its `.name`, or a path under the
+  temporary folder pytest gives the test (`tmp_path`, `tmpdir`). Loading it back is a
   round trip on the machine that saved it.
+- The same function (or module) writes the file with `torch.save` only from tensors it
+  moved to the CPU itself (`torch.save({k: v.cpu() for k, v in sd.items()}, path)`,
+  `model.cpu().state_dict()`): the file holds no device tensors to restore.
 - `torch.jit.load` (TorchScript archives) and functions named `load` that are not PyTorch's.
 )md";
 
@@ -108,6 +112,8 @@ public:
       return; // the other branch handles the CPU-only case
     if (torch::inProcessFile(L.File, N.Scope, Ctx.model()))
       return; // a round trip: the devices it was saved from are this machine's
+    if (torch::savedOnlyFromCpu(L.File, N.Scope, Ctx.model()))
+      return; // the program wrote the file from tensors it moved to the CPU
     Diagnostic &D = Ctx.report(A.Callee, "`torch.load` without `map_location` restores tensors to the device "
                                          "they were saved from, which fails on a machine without CUDA");
     D.Fix = Fix{"pass `map_location=\"cpu\"`",

@@ -1,4 +1,5 @@
 import io
+import os
 import tempfile
 
 import torch
@@ -27,6 +28,22 @@ def load_checkpoint(path):
 
 def read_back(blob):
     return torch.load(io.BytesIO(blob), map_location="cpu")  # expect: TL301 -- bytes from elsewhere, not a round trip
+
+
+def export_then_reload(model, path):
+    # One save of the file is from GPU tensors: the file may hold them.
+    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, path)
+    torch.save(model.state_dict(), path)
+    return torch.load(path, map_location="cpu")  # expect: TL301
+
+
+def test_resume(tmp_path, shared_checkpoint):
+    return torch.load(shared_checkpoint, map_location="cpu")  # expect: TL301 -- not under the test's own folder
+
+
+def reload_other_file(model, path, other):
+    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, path)
+    return torch.load(other, map_location="cpu")  # expect: TL301 -- not the file this function wrote
 
 
 
@@ -71,6 +88,22 @@ def round_trip_file(model):
     with tempfile.NamedTemporaryFile() as tmp:
         torch.save(model, tmp.name)
         return torch.load(tmp.name)
+
+
+def export_cpu_copy(model, ema, path):
+    # The file is written here from tensors moved to the CPU: nothing to map.
+    torch.save({k: v.cpu() for k, v in ema.state_dict().items()}, path)
+    weights = torch.load(path)
+    torch.save([t.cpu() for t in model.parameters()], path + ".params")
+    torch.save(model.cpu().state_dict(), f=path)
+    return weights, torch.load(path)
+
+
+def test_checkpoint_round_trip(tmp_path, tmpdir):
+    # pytest's temporary folders hold what this test wrote, on this machine.
+    state = torch.load(f"{tmp_path}/checkpoint.ckpt", weights_only=True)
+    other = torch.load(os.path.join(tmpdir, "last.ckpt"))
+    return state, other, torch.load(tmp_path / "model.pt")
 
 
 class Loader:
