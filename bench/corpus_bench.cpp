@@ -380,9 +380,9 @@ int main(int argc, char **argv) {
     if (HasError[I])
       ErrorFiles.push_back(C.Files[I].Path);
 
-  auto Serial = [&](const PerFile &F) { return [&, &F] { return runSerial(C, F, &Fresh.Order); }; };
+  auto Serial = [&](const PerFile &F) { return [&C, &F, &Fresh] { return runSerial(C, F, &Fresh.Order); }; };
   auto Parallel = [&](const PerFile &F) {
-    return [&, &F] { return runParallel(Pool, Threads, C, F, &Fresh.Order); };
+    return [&Pool, Threads, &C, &F, &Fresh] { return runParallel(Pool, Threads, C, F, &Fresh.Order); };
   };
   // A lint pass starts with the project's import scan and ends with its second look (see
   // secondPass). The parse passes run with no order (refill cleared it).
