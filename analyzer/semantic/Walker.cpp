@@ -2,6 +2,7 @@
 // the stack). Each frame carries what its children inherit: scope, guard and choice depth.
 #include "semantic/Walker.h"
 
+#include "semantic/Guards.h"
 #include "source/Strings.h"
 #include "torch/Api.h"
 
@@ -77,25 +78,6 @@ struct Frame {
   uint32_t Named;     // ts_node_named_child_count: once all are seen, only tokens are left
   TSSymbol Sym;       // the node's symbol (its children's NodeRef::ParentSym)
 };
-
-bool endsInExit(TSNode Block, const NodeText &Text) {
-  uint32_t N = ts_node_named_child_count(Block);
-  if (N == 0)
-    return false;
-  TSNode Last = ts_node_named_child(Block, N - 1);
-  std::string_view K = kind(Last);
-  if (K == "return_statement" || K == "raise_statement" || K == "continue_statement" || K == "break_statement")
-    return true;
-  if (K == "expression_statement" && ts_node_named_child_count(Last) == 1) {
-    TSNode E = ts_node_named_child(Last, 0);
-    if (is(E, "call")) {
-      std::string_view Callee = lastComponent(Text(field(E, "function")));
-      return Callee == "exit" || Callee == "_exit" || Callee == "quit" || Callee == "skip" ||
-             Callee == "skipTest" || Callee == "abort";
-    }
-  }
-  return false;
-}
 
 } // namespace
 
@@ -345,19 +327,20 @@ private:
     case WK::If:
     case WK::Elif: {
       TSNode Cond = field(N, "condition");
-      if (!ts_node_is_null(Cond) && mentionsAccelerator(Text(Cond))) {
+      GuardSense S = ts_node_is_null(Cond) ? GuardSense::None : conditionSense(Cond, M);
+      if (S != GuardSense::None) {
         F.Kind = Special::GuardIf;
-        TSNode Body = field(N, "consequence");
-        F.ExitGuard = Kind == WK::If && !ts_node_is_null(Body) && endsInExit(Body, Text);
+        F.ExitGuard = Kind == WK::If && ifGuardsFollowing(N, S, Text);
       }
       break;
     }
     case WK::Ternary:
-      if (ts_node_named_child_count(N) == 3 && mentionsAccelerator(Text(ts_node_named_child(N, 1))))
+      if (ts_node_named_child_count(N) == 3 && conditionSense(ts_node_named_child(N, 1), M) != GuardSense::None)
         F.Kind = Special::GuardTernary;
       break;
     case WK::Assert:
-      F.ExitGuard = mentionsAccelerator(Text(N));
+      // The condition, not the message: `assert a.shape == b.shape, "same device"` guards nothing.
+      F.ExitGuard = ts_node_named_child_count(N) > 0 && assertHoldsAccelerator(conditionSense(ts_node_named_child(N, 0), M));
       break;
     case WK::ExpressionStatement:
       if (Text(N).find("set_device") != std::string_view::npos && ts_node_named_child_count(N) == 1 &&
@@ -376,7 +359,7 @@ private:
           M.noteDeviceChoice();
         }
         // pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)
-        if (L == "pytestmark" && mentionsAccelerator(Text(field(N, "right"))))
+        if (L == "pytestmark" && acceleratorMarker(field(N, "right"), M))
           F.ExitGuard = true;
       }
       break;
@@ -389,13 +372,10 @@ private:
       break;
     case WK::Decorated:
       // A marker about CUDA (`@RunIf(min_cuda_gpus=1)`, `@skipIf(not torch.cuda.is_available())`)
-      // guards the definition and the decorators below it; one that itself places something
-      // (`@parametrize("t", [x.cuda()])`) is no marker.
+      // guards the definition and the decorators below it.
       for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
         TSNode D = ts_node_named_child(N, I);
-        std::string_view T = is(D, "decorator") ? Text(D) : std::string_view();
-        if (!T.empty() && mentionsAccelerator(T) && T.find(".cuda(") == std::string_view::npos &&
-            T.find(".to(") == std::string_view::npos) {
+        if (is(D, "decorator") && acceleratorMarker(ts_node_named_child(D, 0), M)) {
           F.Kind = Special::GuardDecorated;
           F.GuardFrom = static_cast<uint8_t>(std::min<uint32_t>(I, 255));
           break;
@@ -470,8 +450,7 @@ private:
     TSNode Args = field(Call, "arguments");
     for (uint32_t I = 0, E = ts_node_named_child_count(Args); I < E; ++I) {
       TSNode A = ts_node_named_child(Args, I);
-      if (is(A, "keyword_argument") && Text(field(A, "name")) == "marks" &&
-          mentionsAccelerator(Text(field(A, "value"))))
+      if (is(A, "keyword_argument") && Text(field(A, "name")) == "marks" && acceleratorMarker(field(A, "value"), M))
         return true;
     }
     return false;

@@ -29,7 +29,8 @@ struct WalkResult {
 
 WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted);
 
-/// Whether an expression's text speaks of CUDA, GPUs or devices (a guard condition).
+/// Whether a text speaks of CUDA, GPUs or devices at all (test code that names no device runs
+/// on the CPU). Guards are read from the tree instead (semantic/Guards.h).
 bool mentionsAccelerator(std::string_view Text);
 
 } // namespace torchlint
