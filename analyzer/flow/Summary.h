@@ -61,6 +61,10 @@ struct ModuleSummary {
   /// When set, only these of the module's names were summarised (the names the files of a
   /// batch import): another name is not known to be absent.
   std::optional<std::set<std::string, std::less<>>> Only;
+  /// The module files this summary read besides its own (the import tables of its star
+  /// imports, which decide what its names are), absolute path -> hash of the text read: it
+  /// holds while each keeps that content. Filled in by whoever resolves the imports.
+  std::vector<std::pair<std::string, uint64_t>> Reads;
   /// Whether \p Name was summarised (present in Names or known to have nothing to say).
   bool covers(std::string_view Name) const { return !Only || Only->count(Name); }
   bool operator==(const ModuleSummary &) const = default;

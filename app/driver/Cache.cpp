@@ -15,7 +15,7 @@
 namespace torchlint {
 namespace {
 
-constexpr std::string_view Magic = "torchlint-cache 2\n";
+constexpr std::string_view Magic = "torchlint-cache 3\n";
 constexpr std::string_view FileName = "results.bin";
 
 class Writer {
@@ -62,6 +62,25 @@ private:
   size_t Pos = 0;
 };
 
+void writeHashes(Writer &W, const std::vector<std::pair<std::string, uint64_t>> &Hashes) {
+  W.num<uint32_t>(static_cast<uint32_t>(Hashes.size()));
+  for (auto &[Path, Hash] : Hashes) {
+    W.str(Path);
+    W.num(Hash);
+  }
+}
+
+bool readHashes(Reader &R, std::vector<std::pair<std::string, uint64_t>> &Hashes) {
+  uint32_t N;
+  if (!R.count(N, 4 + 8))
+    return false;
+  Hashes.resize(N);
+  for (auto &[Path, Hash] : Hashes)
+    if (!R.str(Path) || !R.num(Hash))
+      return false;
+  return true;
+}
+
 void writeEntry(Writer &W, const CacheEntry &E) {
   W.str(E.Path);
   W.num(E.Size);
@@ -94,11 +113,59 @@ void writeEntry(Writer &W, const CacheEntry &E) {
       }
     }
   }
-  W.num<uint32_t>(static_cast<uint32_t>(E.Dependencies.size()));
-  for (auto &[Path, Hash] : E.Dependencies) {
-    W.str(Path);
-    W.num(Hash);
+  writeHashes(W, E.Dependencies);
+  W.num<uint32_t>(static_cast<uint32_t>(E.Unresolved.size()));
+  for (auto &[Module, From] : E.Unresolved) {
+    W.str(Module);
+    W.str(From);
   }
+}
+
+void writeValue(Writer &W, const flow::ExportedValue &V) {
+  for (uint8_t B : {static_cast<uint8_t>(V.Kind), static_cast<uint8_t>(V.Dev), static_cast<uint8_t>(V.Type),
+                    static_cast<uint8_t>(V.R), static_cast<uint8_t>(V.How)})
+    W.num(B);
+  W.num(V.Index);
+  W.str(V.Configured);
+  W.num(V.HowLine);
+  W.num(V.Flags);
+}
+
+void writeStrings(Writer &W, const auto &Strings) {
+  W.num<uint32_t>(static_cast<uint32_t>(Strings.size()));
+  for (const std::string &S : Strings)
+    W.str(S);
+}
+
+void writeSummary(Writer &W, const std::string &Path, const StoredSummary &Stored) {
+  const flow::ModuleSummary &S = Stored.Summary;
+  W.str(Path);
+  W.num(Stored.ContentHash);
+  W.str(S.Module);
+  W.str(S.Display);
+  W.num<uint32_t>(static_cast<uint32_t>(S.Names.size()));
+  for (auto &[Name, E] : S.Names) {
+    W.str(Name);
+    W.num<uint8_t>(static_cast<uint8_t>(E.What));
+    writeValue(W, E.Result);
+    W.num(E.Line);
+    writeStrings(W, E.Params);
+    W.num(E.MayMove);
+    W.num(E.LoadsState);
+  }
+  W.num<uint32_t>(static_cast<uint32_t>(S.Imports.size()));
+  for (auto &[Local, Qualified] : S.Imports) {
+    W.str(Local);
+    W.str(Qualified);
+  }
+  writeStrings(W, S.Stars);
+  W.num<uint8_t>(S.All.has_value());
+  if (S.All)
+    writeStrings(W, *S.All);
+  W.num<uint8_t>(S.Only.has_value());
+  if (S.Only)
+    writeStrings(W, *S.Only);
+  writeHashes(W, S.Reads);
 }
 
 bool readEntry(Reader &R, CacheEntry &E) {
@@ -137,14 +204,75 @@ bool readEntry(Reader &R, CacheEntry &E) {
       D.Fix = std::move(F);
     }
   }
-  uint32_t NDeps;
-  if (!R.count(NDeps, 4 + 8))
+  uint32_t NUnresolved;
+  if (!readHashes(R, E.Dependencies) || !R.count(NUnresolved, 4 + 4))
     return false;
-  E.Dependencies.resize(NDeps);
-  for (auto &[Path, Hash] : E.Dependencies)
-    if (!R.str(Path) || !R.num(Hash))
+  E.Unresolved.resize(NUnresolved);
+  for (auto &[Module, From] : E.Unresolved)
+    if (!R.str(Module) || !R.str(From))
       return false;
   return true;
+}
+
+/// An enum read back only when it is one of its values.
+template <typename E> bool readEnum(Reader &R, E &Out, E Last) {
+  uint8_t B;
+  if (!R.num(B) || B > static_cast<uint8_t>(Last))
+    return false;
+  Out = static_cast<E>(B);
+  return true;
+}
+
+bool readValue(Reader &R, flow::ExportedValue &V) {
+  return readEnum(R, V.Kind, flow::ValueKind::Checkpoint) && readEnum(R, V.Dev, flow::DeviceKind::Configured) &&
+         readEnum(R, V.Type, flow::DType::Bool) && readEnum(R, V.R, flow::Rank::NonZero) &&
+         readEnum(R, V.How, flow::Origin::Imported) && R.num(V.Index) && R.str(V.Configured) && R.num(V.HowLine) &&
+         R.num(V.Flags);
+}
+
+template <typename Out> bool readStrings(Reader &R, Out &Strings) {
+  uint32_t N;
+  if (!R.count(N, 4))
+    return false;
+  for (uint32_t I = 0; I < N; ++I) {
+    std::string S;
+    if (!R.str(S))
+      return false;
+    Strings.insert(Strings.end(), std::move(S));
+  }
+  return true;
+}
+
+bool readSummary(Reader &R, std::string &Path, StoredSummary &Stored) {
+  flow::ModuleSummary &S = Stored.Summary;
+  uint32_t NNames, NImports;
+  if (!R.str(Path) || !R.num(Stored.ContentHash) || !R.str(S.Module) || !R.str(S.Display) ||
+      !R.count(NNames, 4 + 1))
+    return false;
+  for (uint32_t I = 0; I < NNames; ++I) {
+    std::string Name;
+    flow::Export E;
+    if (!R.str(Name) || !readEnum(R, E.What, flow::Export::Kind::Constant) || !readValue(R, E.Result) ||
+        !R.num(E.Line) || !readStrings(R, E.Params) || !R.num(E.MayMove) || !R.num(E.LoadsState))
+      return false;
+    S.Names.insert_or_assign(std::move(Name), std::move(E));
+  }
+  if (!R.count(NImports, 4 + 4))
+    return false;
+  for (uint32_t I = 0; I < NImports; ++I) {
+    std::string Local, Qualified;
+    if (!R.str(Local) || !R.str(Qualified))
+      return false;
+    S.Imports.insert_or_assign(std::move(Local), std::move(Qualified));
+  }
+  uint8_t HasAll, HasOnly;
+  if (!readStrings(R, S.Stars) || !R.num(HasAll))
+    return false;
+  if (HasAll && !readStrings(R, S.All.emplace()))
+    return false;
+  if (!R.num(HasOnly) || (HasOnly && !readStrings(R, S.Only.emplace())))
+    return false;
+  return readHashes(R, S.Reads);
 }
 
 } // namespace
@@ -178,9 +306,12 @@ ResultCache ResultCache::load(std::string Dir, std::string ToolKey) {
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buf)
     return C;
-  if (auto Entries = deserialize((*Buf)->getBuffer(), C.Key))
-    for (auto &E : *Entries)
+  if (auto Back = deserialize((*Buf)->getBuffer(), C.Key)) {
+    for (auto &E : Back->Entries)
       C.Entries.insert_or_assign(E.Path, std::move(E));
+    for (auto &[Path, S] : Back->Summaries)
+      C.Summaries.insert_or_assign(std::move(Path), std::move(S));
+  }
   return C;
 }
 
@@ -196,6 +327,16 @@ void ResultCache::update(std::vector<CacheEntry> Fresh) {
   }
 }
 
+void ResultCache::updateSummaries(std::vector<std::pair<std::string, StoredSummary>> Fresh) {
+  for (auto &[Path, S] : Fresh) {
+    auto [It, New] = Summaries.try_emplace(Path);
+    if (New || !(It->second == S)) {
+      Dirty = true;
+      It->second = std::move(S);
+    }
+  }
+}
+
 std::string ResultCache::serialize() const {
   Writer W;
   W.Out.append(Magic);
@@ -208,20 +349,34 @@ std::string ResultCache::serialize() const {
   W.num<uint32_t>(static_cast<uint32_t>(Sorted.size()));
   for (const CacheEntry *E : Sorted)
     writeEntry(W, *E);
+  std::vector<const std::pair<const std::string, StoredSummary> *> Stored;
+  for (const auto &P : Summaries)
+    Stored.push_back(&P);
+  std::sort(Stored.begin(), Stored.end(), [](auto *A, auto *B) { return A->first < B->first; });
+  W.num<uint32_t>(static_cast<uint32_t>(Stored.size()));
+  for (const auto *P : Stored)
+    writeSummary(W, P->first, P->second);
   return std::move(W.Out);
 }
 
-std::optional<std::vector<CacheEntry>> ResultCache::deserialize(std::string_view Bytes, std::string_view ToolKey) {
+std::optional<ResultCache::Contents> ResultCache::deserialize(std::string_view Bytes, std::string_view ToolKey) {
   if (Bytes.substr(0, Magic.size()) != Magic)
     return std::nullopt;
   Reader R(Bytes.substr(Magic.size()));
   std::string Key;
-  uint32_t N;
+  uint32_t N, NSummaries;
   if (!R.str(Key) || Key != ToolKey || !R.count(N, 4 + 8 + 8 + 1 + 8 + 8 + 4))
     return std::nullopt;
-  std::vector<CacheEntry> Out(N);
-  for (CacheEntry &E : Out)
+  Contents Out;
+  Out.Entries.resize(N);
+  for (CacheEntry &E : Out.Entries)
     if (!readEntry(R, E))
+      return std::nullopt;
+  if (!R.count(NSummaries, 4 + 8 + 4 + 4))
+    return std::nullopt;
+  Out.Summaries.resize(NSummaries);
+  for (auto &[Path, S] : Out.Summaries)
+    if (!readSummary(R, Path, S))
       return std::nullopt;
   if (!R.atEnd())
     return std::nullopt;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "diag/Diagnostic.h"
+#include "flow/Summary.h"
 #include "lint/Rule.h"
 
 #include <cstdint>
@@ -26,7 +27,20 @@ struct CacheEntry {
   /// The project modules whose summaries the lint used (absolute path, content hash of the
   /// text read): the result holds only while each still has that content.
   std::vector<std::pair<std::string, uint64_t>> Dependencies;
+  /// The modules the lint looked for in the project and did not find (module, folder it was
+  /// looked up from): the result holds only while none of them appears.
+  std::vector<std::pair<std::string, std::string>> Unresolved;
 };
+
+/// A project module's summary kept between runs, so that a run which re-lints only what
+/// changed need not parse the unchanged modules the changed files import. It holds while the
+/// module's file has \p ContentHash and each file in `Summary.Reads` keeps its hash.
+struct StoredSummary {
+  uint64_t ContentHash = 0;
+  flow::ModuleSummary Summary;
+  bool operator==(const StoredSummary &) const = default;
+};
+using StoredSummaries = std::unordered_map<std::string, StoredSummary>; // by absolute path
 
 /// Stable across runs: the enabled codes and the target version.
 uint64_t settingsHash(const LintSettings &S);
@@ -51,14 +65,23 @@ public:
   /// Returns an empty string or why it could not be written.
   std::string save() const;
   size_t size() const { return Entries.size(); }
+  /// The module summaries kept from earlier runs.
+  const StoredSummaries &summaries() const { return Summaries; }
+  /// Records this run's summaries (absolute path, summary), replacing those of the same files.
+  void updateSummaries(std::vector<std::pair<std::string, StoredSummary>> Fresh);
 
   /// The on-disk form, exposed for tests.
   std::string serialize() const;
-  static std::optional<std::vector<CacheEntry>> deserialize(std::string_view Bytes, std::string_view ToolKey);
+  struct Contents {
+    std::vector<CacheEntry> Entries;
+    std::vector<std::pair<std::string, StoredSummary>> Summaries;
+  };
+  static std::optional<Contents> deserialize(std::string_view Bytes, std::string_view ToolKey);
 
 private:
   std::string Dir, Key;
   std::unordered_map<std::string, CacheEntry> Entries;
+  StoredSummaries Summaries;
   bool Dirty = false;
 };
 

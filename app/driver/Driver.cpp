@@ -7,6 +7,7 @@
 #include <llvm/Support/Threading.h>
 
 #include <atomic>
+#include <numeric>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -148,54 +149,59 @@ FileOutcome fromCache(const std::string &Path, const CacheEntry &E, std::shared_
   return O;
 }
 
-/// Whether every module a cached result depended on still has the content it had.
-bool dependenciesCurrent(const CacheEntry &E, Projects *P) {
-  for (auto &[Path, Hash] : E.Dependencies)
-    if (!P || P->currentHash(Path) != Hash)
-      return false;
-  return true;
+/// The cached outcome of \p Path, when the cache holds one that is still right: the file has
+/// the content it was linted with and (project mode) the modules it read have theirs. \p Fresh
+/// receives a refreshed entry where only the file's stat fields moved.
+std::optional<FileOutcome> cachedOutcome(const std::string &Path, const LintSettings &S, const ResultCache &Cache,
+                                         std::optional<CacheEntry> &Fresh, Projects *P) {
+  llvm::sys::fs::file_status St;
+  if (llvm::sys::fs::status(Path, St) || St.type() != llvm::sys::fs::file_type::regular_file)
+    return std::nullopt;
+  const CacheEntry *Hit = Cache.find(Path, settingsHash(S));
+  if (!Hit || (P ? !P->resultCurrent(*Hit) : !Hit->Dependencies.empty()))
+    return std::nullopt;
+  int64_t MTime = nanos(St.getLastModificationTime());
+  bool StatMatch = !Hit->Racy && Hit->Size == St.getSize() && Hit->MTimeNs == MTime;
+  if (StatMatch && Hit->Diagnostics.empty())
+    return fromCache(Path, *Hit, nullptr);
+  auto Read = readText(Path);
+  if (!Read || Hit->Size != Read->size() || Hit->ContentHash != contentHash(*Read))
+    return std::nullopt;
+  // Same bytes: trust the result; refresh the stat fields so the next run need not read.
+  if (!StatMatch) {
+    int64_t Now = nanos(std::chrono::system_clock::now());
+    Fresh = *Hit;
+    Fresh->Size = St.getSize();
+    Fresh->MTimeNs = MTime;
+    Fresh->Racy = Now - MTime < RacyWindowNs;
+  }
+  if (Hit->Diagnostics.empty())
+    return fromCache(Path, *Hit, nullptr);
+  std::string Text = std::move(*Read);
+  Codec Enc; // the findings were made on the decoded text: show them on it
+  if (!decodeSource(Text, Enc).empty())
+    return std::nullopt;
+  return fromCache(Path, *Hit, std::make_shared<SourceFile>(Path, std::move(Text)));
 }
 
-/// lintPath through the cache; \p Fresh receives the entry to store, if any (its dependencies
-/// are filled in by the caller, once the view's lints are done).
-FileOutcome lintPathCached(const std::string &Path, const Linter &L, const LintSettings &S, const ResultCache &Cache,
-                           std::optional<CacheEntry> &Fresh, Projects *P, const ProjectView *PV) {
+/// lintPath, keeping the result for the cache in \p Fresh (its project dependencies are filled
+/// in by the caller, once the view's lints are done).
+FileOutcome lintForCache(const std::string &Path, const Linter &L, const LintSettings &S,
+                         std::optional<CacheEntry> &Fresh, const ProjectView *PV) {
   llvm::sys::fs::file_status St;
   if (llvm::sys::fs::status(Path, St) || St.type() != llvm::sys::fs::file_type::regular_file)
     return lintPath(Path, L, S, PV);
-  uint64_t SHash = settingsHash(S);
-  const CacheEntry *Hit = Cache.find(Path, SHash);
-  if (Hit && !dependenciesCurrent(*Hit, P))
-    Hit = nullptr;
-  int64_t MTime = nanos(St.getLastModificationTime());
-  bool StatMatch = Hit && !Hit->Racy && Hit->Size == St.getSize() && Hit->MTimeNs == MTime;
-  if (StatMatch && Hit->Diagnostics.empty())
-    return fromCache(Path, *Hit, nullptr);
-
   auto Read = readText(Path);
   if (!Read)
     return lintPath(Path, L, S, PV);
   std::string Text = std::move(*Read);
-  uint64_t CHash = contentHash(Text);
-  int64_t Now = nanos(std::chrono::system_clock::now());
-  auto Record = [&](std::vector<Diagnostic> Diags, std::vector<std::pair<std::string, uint64_t>> Deps) {
-    Fresh = CacheEntry{Path, St.getSize(), MTime, Now - MTime < RacyWindowNs, CHash, SHash, std::move(Diags),
-                       std::move(Deps)};
-  };
-  if (Hit && Hit->ContentHash == CHash && Hit->Size == Text.size()) {
-    // Same bytes: trust the result; refresh the stat fields so the next run need not read.
-    if (!StatMatch)
-      Record(Hit->Diagnostics, Hit->Dependencies);
-    if (Hit->Diagnostics.empty())
-      return fromCache(Path, *Hit, nullptr);
-    Codec Enc; // the findings were made on the decoded text: show them on it
-    if (!decodeSource(Text, Enc).empty())
-      return lintPath(Path, L, S, PV);
-    return fromCache(Path, *Hit, std::make_shared<SourceFile>(Path, std::move(Text)));
-  }
+  int64_t MTime = nanos(St.getLastModificationTime()), Now = nanos(std::chrono::system_clock::now());
+  CacheEntry E{Path, St.getSize(), MTime, Now - MTime < RacyWindowNs, contentHash(Text), settingsHash(S), {}, {}, {}};
   FileOutcome O = lintSource(Path, std::move(Text), L, S, PV);
-  if (O.Error.empty())
-    Record(O.Diagnostics, {});
+  if (O.Error.empty()) {
+    E.Diagnostics = O.Diagnostics;
+    Fresh = std::move(E);
+  }
   return O;
 }
 
@@ -206,44 +212,68 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
                                    Projects *P) {
   std::vector<FileOutcome> Out(Files.size());
   std::vector<std::optional<CacheEntry>> Fresh(Cache ? Files.size() : 0);
+  auto Settings = [&](size_t I) { return Resolver.settingsFor(*Files[I].Cfg, Files[I].Path); };
+  // What the cache still holds is taken first: those files are neither read for their imports
+  // nor linted, and the modules among them give their stored summaries to the files that are.
+  std::vector<size_t> ToLint;
+  if (Cache) {
+    if (P)
+      P->useStored(&Cache->summaries());
+    std::vector<char> Hit(Files.size(), 0);
+    forEachIndex(Files.size(), Jobs, [&](size_t I) {
+      if (std::optional<FileOutcome> O = cachedOutcome(Files[I].Path, Settings(I), *Cache, Fresh[I], P)) {
+        Out[I] = std::move(*O);
+        Hit[I] = 1;
+      }
+    });
+    for (size_t I = 0; I < Files.size(); ++I)
+      if (!Hit[I])
+        ToLint.push_back(I);
+  } else {
+    ToLint.resize(Files.size());
+    std::iota(ToLint.begin(), ToLint.end(), size_t(0));
+  }
   // Each file's view of its project. The files linted here give their modules' summaries from
   // their own lints (no second parse); a lint that asked for one not given yet is run again
   // once all are known, if it has something to learn.
-  Projects::Views Views(Files.size());
+  Projects::Views Views(ToLint.size());
   std::vector<size_t> Order;
   if (P) {
     std::vector<std::string> Paths;
-    for (const DiscoveredFile &F : Files)
-      Paths.push_back(F.Path);
+    for (size_t I : ToLint)
+      Paths.push_back(Files[I].Path);
     Views = P->beginBatch(Paths, &Order);
   }
-  auto One = [&](size_t I) {
-    const LintSettings &S = Resolver.settingsFor(*Files[I].Cfg, Files[I].Path);
-    const ProjectView *PV = Views[I] ? &*Views[I] : nullptr;
-    Out[I] = Cache ? lintPathCached(Files[I].Path, L, S, *Cache, Fresh[I], P, PV) : lintPath(Files[I].Path, L, S, PV);
+  auto One = [&](size_t K) {
+    size_t I = ToLint[K];
+    const ProjectView *PV = Views[K] ? &*Views[K] : nullptr;
+    Out[I] = Cache ? lintForCache(Files[I].Path, L, Settings(I), Fresh[I], PV) : lintPath(Files[I].Path, L, Settings(I), PV);
     // The reports read a file's source only to place its findings: a clean file's is let go
     // now rather than held, with every other file's, until the report (the whole tree's text).
     if (Out[I].Diagnostics.empty())
       Out[I].Source.reset();
   };
   // Imported modules first (Projects::beginBatch); the results keep the files' order.
-  forEachIndex(Files.size(), Jobs, [&](size_t K) { One(Order.empty() ? K : Order[K]); });
+  forEachIndex(ToLint.size(), Jobs, [&](size_t K) { One(Order.empty() ? K : Order[K]); });
   std::vector<size_t> Again = P ? P->endBatch(Views) : std::vector<size_t>();
-  forEachIndex(Again.size(), Jobs, [&](size_t K) {
-    size_t I = Again[K];
+  forEachIndex(Again.size(), Jobs, [&](size_t J) {
     if (Cache)
-      Fresh[I].reset();
-    One(I);
+      Fresh[ToLint[Again[J]]].reset();
+    One(Again[J]);
   });
   if (Cache) {
-    std::vector<CacheEntry> New;
-    for (size_t I = 0; I < Files.size(); ++I)
-      if (Fresh[I]) {
-        if (Views[I] && Fresh[I]->Dependencies.empty())
-          Fresh[I]->Dependencies = Views[I]->dependencies();
-        New.push_back(std::move(*Fresh[I]));
+    for (size_t K = 0; K < ToLint.size(); ++K)
+      if (auto &E = Fresh[ToLint[K]]; E && Views[K]) {
+        E->Dependencies = Views[K]->dependencies();
+        E->Unresolved = Views[K]->unresolved();
       }
+    std::vector<CacheEntry> New;
+    for (auto &E : Fresh)
+      if (E)
+        New.push_back(std::move(*E));
     Cache->update(std::move(New));
+    if (P)
+      Cache->updateSummaries(P->summariesToKeep());
   }
   return Out;
 }

@@ -157,11 +157,34 @@ std::optional<std::string> ProjectIndex::text(const std::string &AbsPath) const 
   return std::move(*Read);
 }
 
+const flow::ModuleSummary *ProjectIndex::storedSummary(const std::string &AbsPath, uint64_t Hash,
+                                                       bool Complete) const {
+  if (!Stored)
+    return nullptr;
+  auto It = Stored->find(AbsPath);
+  if (It == Stored->end() || It->second.ContentHash != Hash)
+    return nullptr;
+  const flow::ModuleSummary &S = It->second.Summary;
+  // Another project root would name the module otherwise.
+  if ((Complete && S.Only) || S.Module != moduleOf(AbsPath).first || S.Display != display(AbsPath))
+    return nullptr;
+  for (auto &[Path, H] : S.Reads)
+    if (HashNow(Path) != H)
+      return nullptr;
+  return &S;
+}
+
 std::unique_ptr<flow::ModuleSummary> ProjectIndex::parseAndBuild(const std::string &AbsPath, bool TableOnly,
-                                                                 uint64_t &Hash) {
+                                                                 uint64_t &Hash, bool Complete) {
   std::optional<std::string> Text = text(AbsPath);
   Codec Enc;
   Hash = Text ? contentHash(*Text) : 0;
+  if (Text)
+    if (const flow::ModuleSummary *S = storedSummary(AbsPath, Hash, Complete)) {
+      std::lock_guard<std::mutex> G(Lock);
+      ++Reused;
+      return std::make_unique<flow::ModuleSummary>(*S);
+    }
   if (!Text || !prepareSource(*Text, Enc).empty())
     return nullptr;
   SourceFile File(AbsPath, std::move(*Text));
@@ -175,7 +198,9 @@ std::unique_ptr<flow::ModuleSummary> ProjectIndex::parseAndBuild(const std::stri
   static const KindSet Nothing;
   walkFile(TreeRoot, Model, Nothing);
   FileContext Ctx(File, Model, TreeRoot);
-  return build(AbsPath, Ctx, View.moduleName(), TableOnly);
+  std::unique_ptr<flow::ModuleSummary> S = build(AbsPath, Ctx, View.moduleName(), TableOnly);
+  S->Reads = {View.StarRead.begin(), View.StarRead.end()}; // the tables its star imports bound names from
+  return S;
 }
 
 const flow::ModuleSummary *ProjectIndex::completeSummary(const std::string &AbsPath, uint64_t *Hash) {
@@ -189,7 +214,7 @@ const flow::ModuleSummary *ProjectIndex::completeSummary(const std::string &AbsP
     }
   }
   uint64_t H = 0;
-  std::unique_ptr<flow::ModuleSummary> S = parseAndBuild(AbsPath, /*TableOnly=*/false, H);
+  std::unique_ptr<flow::ModuleSummary> S = parseAndBuild(AbsPath, /*TableOnly=*/false, H, /*Complete=*/true);
   if (Hash)
     *Hash = H;
   if (!S)
@@ -203,12 +228,14 @@ const flow::ModuleSummary *ProjectIndex::completeSummary(const std::string &AbsP
   return E.Complete.get();
 }
 
+std::string ProjectIndex::display(const std::string &AbsPath) const {
+  return llvm::StringRef(AbsPath).startswith(Root + "/") ? AbsPath.substr(Root.size() + 1) : AbsPath;
+}
+
 std::unique_ptr<flow::ModuleSummary> ProjectIndex::build(const std::string &AbsPath, const FileContext &File,
                                                          std::string_view Module, bool TableOnly,
                                                          const std::set<std::string, std::less<>> *Only) const {
-  std::string Display = AbsPath;
-  if (llvm::StringRef(AbsPath).startswith(Root + "/"))
-    Display = AbsPath.substr(Root.size() + 1);
+  std::string Display = display(AbsPath);
   return std::make_unique<flow::ModuleSummary>(
       TableOnly ? flow::importTable(File, std::string(Module), std::move(Display))
                 : flow::summarize(File, std::string(Module), std::move(Display), Only));
@@ -220,7 +247,8 @@ void ProjectIndex::setPending(const std::vector<std::string> &AbsPaths, ImportWa
   Wants = std::move(W);
 }
 
-void ProjectIndex::store(const std::string &AbsPath, const FileContext &File, bool StarsResolved) {
+void ProjectIndex::store(const std::string &AbsPath, const FileContext &File, bool StarsResolved,
+                         std::vector<std::pair<std::string, uint64_t>> Reads) {
   {
     std::lock_guard<std::mutex> G(Lock);
     if (!Pending.count(AbsPath))
@@ -242,6 +270,8 @@ void ProjectIndex::store(const std::string &AbsPath, const FileContext &File, bo
                                                                 : Wants.wanted(Module, All);
   std::unique_ptr<flow::ModuleSummary> Full =
       StarsResolved ? build(AbsPath, File, Module, false, All ? nullptr : &Only) : nullptr;
+  if (Full)
+    Full->Reads = std::move(Reads);
   uint64_t H = contentHash(File.source().text());
   std::lock_guard<std::mutex> G(Lock);
   Entry &E = Entries[AbsPath];
@@ -268,6 +298,30 @@ size_t ProjectIndex::summarised() const {
   return Count;
 }
 
+size_t ProjectIndex::reused() const {
+  std::lock_guard<std::mutex> G(Lock);
+  return Reused;
+}
+
+void ProjectIndex::useStored(const StoredSummaries *S, std::function<uint64_t(const std::string &)> Now) {
+  std::lock_guard<std::mutex> G(Lock);
+  Stored = S;
+  HashNow = std::move(Now);
+}
+
+std::vector<std::pair<std::string, StoredSummary>> ProjectIndex::summariesToKeep() const {
+  std::vector<std::pair<std::string, StoredSummary>> Out;
+  std::lock_guard<std::mutex> G(Lock);
+  for (auto &[Path, E] : Entries) {
+    const flow::ModuleSummary *S = E.Unreadable ? nullptr : E.Complete ? E.Complete.get() : E.Full.get();
+    // Of a module none of the batch's files imports a name from, no later run could use more
+    // than its import table: not worth the cache's room.
+    if (S && !(S->Only && S->Only->empty()))
+      Out.emplace_back(Path, StoredSummary{E.Hash, *S});
+  }
+  return Out;
+}
+
 ProjectIndex::FileView::FileView(ProjectIndex &Index, std::string AbsPath, bool ResolveStars)
     : Index(Index), Path(absolute(AbsPath)), ResolveStars(ResolveStars) {
   Dir = parentOf(Path);
@@ -279,8 +333,10 @@ std::vector<std::pair<std::string, std::string>> ProjectIndex::FileView::starImp
   if (!ResolveStars)
     return Out;
   std::string File = Index.fileOf(M, Dir);
-  if (File.empty())
+  if (File.empty()) {
+    Absent.emplace(M, Dir);
     return Out;
+  }
   std::set<std::string> Seen;
   starNames(File, Out, Seen);
   return Out;
@@ -301,6 +357,7 @@ void ProjectIndex::FileView::starNames(const std::string &File, std::vector<std:
     return;
   }
   Read.emplace(File, Hash);
+  StarRead.emplace(File, Hash);
   if (!S)
     return;
   auto Exported = [&](const std::string &Name) {
@@ -313,8 +370,10 @@ void ProjectIndex::FileView::starNames(const std::string &File, std::vector<std:
       Out.emplace_back(Local, Qualified);
   std::vector<std::pair<std::string, std::string>> More;
   for (const std::string &Star : S->Stars) {
-    std::string Next = Index.fileOf(Star, parentOf(File));
-    if (!Next.empty())
+    std::string From = parentOf(File), Next = Index.fileOf(Star, From);
+    if (Next.empty())
+      Absent.emplace(Star, From);
+    else
       starNames(Next, More, Seen);
   }
   for (auto &[Local, Qualified] : More)
@@ -337,8 +396,10 @@ const flow::ModuleSummary *ProjectIndex::FileView::definitionFrom(std::string_vi
     if (Rest.find('.') != std::string_view::npos)
       return nullptr; // an attribute of a top-level name: not summarised
     std::string File = Index.fileOf(Mod, FromDir);
-    if (File.empty())
+    if (File.empty()) {
+      Absent.emplace(Mod, FromDir);
       continue;
+    }
     uint64_t Hash = 0;
     bool IsPending = false;
     const flow::ModuleSummary *S = Index.summary(File, /*TableOnly=*/false, &Hash, &IsPending);
@@ -352,6 +413,7 @@ const flow::ModuleSummary *ProjectIndex::FileView::definitionFrom(std::string_vi
     std::string Member(Rest);
     if (!S->covers(Member) && !(S = Index.completeSummary(File)))
       return nullptr;
+    Read.insert(S->Reads.begin(), S->Reads.end()); // what decided its names decides this lint too
     if (S->Names.count(Member)) {
       Name = std::move(Member);
       return S;
@@ -373,8 +435,17 @@ std::vector<std::pair<std::string, uint64_t>> ProjectIndex::FileView::dependenci
   return {Read.begin(), Read.end()};
 }
 
+std::vector<std::pair<std::string, std::string>> ProjectIndex::FileView::unresolved() const {
+  std::vector<std::pair<std::string, std::string>> Out;
+  for (auto &[Module, From] : Absent)
+    Out.emplace_back(Module, From == Dir ? std::string() : From); // empty: the file's own folder
+  return Out;
+}
+
 void ProjectIndex::FileView::analysed(const FileContext &File) const {
-  Index.store(Path, File, !StarsPending);
+  // What decided its names: the import tables its star imports read (the summaries the lint
+  // asked for change what it found, not what the module defines).
+  Index.store(Path, File, !StarsPending, {StarRead.begin(), StarRead.end()});
 }
 
 bool ProjectIndex::FileView::needsAnotherLint() const {
@@ -398,6 +469,8 @@ bool ProjectIndex::FileView::needsAnotherLint() const {
 void ProjectIndex::FileView::reset() const {
   Waiting.clear();
   Read.clear();
+  StarRead.clear();
+  Absent.clear();
   StarsPending = false;
 }
 
@@ -423,8 +496,11 @@ ProjectIndex *Projects::forFile(const std::string &Path) {
   if (It == RootOfDir.end())
     It = RootOfDir.emplace(Dir, Override.empty() ? findProjectRoot(Dir) : ProjectRoot{Override, {}}).first;
   std::unique_ptr<ProjectIndex> &Index = Indexes[It->second.Dir + '\0' + It->second.OnlyPackage];
-  if (!Index)
+  if (!Index) {
     Index = std::make_unique<ProjectIndex>(It->second, Texts);
+    if (Stored)
+      Index->useStored(Stored, [this](const std::string &P) { return currentHash(P); });
+  }
   return Index.get();
 }
 
@@ -522,6 +598,37 @@ uint64_t Projects::currentHash(const std::string &AbsPath) {
   std::lock_guard<std::mutex> G(Lock);
   Hashes.emplace(AbsPath, H);
   return H;
+}
+
+void Projects::useStored(const StoredSummaries *S) {
+  std::lock_guard<std::mutex> G(Lock);
+  Stored = S;
+  for (auto &[Root, Index] : Indexes)
+    Index->useStored(S, [this](const std::string &P) { return currentHash(P); });
+}
+
+std::vector<std::pair<std::string, StoredSummary>> Projects::summariesToKeep() const {
+  std::vector<std::pair<std::string, StoredSummary>> Out;
+  std::lock_guard<std::mutex> G(Lock);
+  for (auto &[Root, Index] : Indexes) {
+    auto Some = Index->summariesToKeep();
+    std::move(Some.begin(), Some.end(), std::back_inserter(Out));
+  }
+  return Out;
+}
+
+bool Projects::resultCurrent(const CacheEntry &E) {
+  for (auto &[Path, Hash] : E.Dependencies)
+    if (currentHash(Path) != Hash)
+      return false;
+  if (E.Unresolved.empty())
+    return true;
+  ProjectIndex *Index = forFile(E.Path);
+  std::string Dir = parentOf(absolute(E.Path));
+  for (auto &[Module, From] : E.Unresolved)
+    if (!Index || !Index->fileOf(Module, From.empty() ? Dir : From).empty())
+      return false;
+  return true;
 }
 
 } // namespace torchlint

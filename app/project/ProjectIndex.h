@@ -4,6 +4,7 @@
 // computes one first, every lint sees the same, and import cycles change nothing.
 #pragma once
 
+#include "driver/Cache.h"
 #include "flow/Summary.h"
 #include "project/ImportScan.h"
 #include "semantic/Project.h"
@@ -65,6 +66,9 @@ public:
     ProjectIndex &index() const { return Index; }
     /// The module files this view read, with the hash of the text it read, sorted by path.
     std::vector<std::pair<std::string, uint64_t>> dependencies() const;
+    /// The modules this view looked for and did not find in the project (module, the folder
+    /// it was looked up from): one of them appearing changes what the lint knew.
+    std::vector<std::pair<std::string, std::string>> unresolved() const;
     /// Whether the lint asked for a module whose summary was still pending (see
     /// ProjectIndex::setPending) and which, now that it is known, has something to say: the
     /// file must be linted again.
@@ -77,10 +81,12 @@ public:
                                               std::string &Name, std::set<std::string> &Seen) const;
     void starNames(const std::string &File, std::vector<std::pair<std::string, std::string>> &Out,
                    std::set<std::string> &Seen) const;
+    friend class ProjectIndex;
     ProjectIndex &Index;
     std::string Path, Dir, Module;
     bool Package = false, ResolveStars;
-    mutable std::map<std::string, uint64_t> Read;
+    mutable std::map<std::string, uint64_t> Read, StarRead; // StarRead: the import tables of star imports
+    mutable std::set<std::pair<std::string, std::string>> Absent;
     // What the lint asked of modules whose summaries were pending: qualified names, and star
     // imports as "*module".
     mutable std::vector<std::string> Waiting;
@@ -107,7 +113,16 @@ public:
   void setPending(const std::vector<std::string> &AbsPaths, ImportWants Wants = {});
   /// Stores the summary of the pending file \p AbsPath from its lint's analyses; only its import
   /// table where its star imports were themselves pending (the summary would lack their names).
-  void store(const std::string &AbsPath, const FileContext &File, bool StarsResolved);
+  void store(const std::string &AbsPath, const FileContext &File, bool StarsResolved,
+             std::vector<std::pair<std::string, uint64_t>> Reads);
+  /// Summaries kept from an earlier run (the result cache), taken instead of a parse where the
+  /// module and what it read have the content they had; \p HashNow gives a file's content
+  /// hash now. Both must outlive the index's use.
+  void useStored(const StoredSummaries *S, std::function<uint64_t(const std::string &)> HashNow);
+  /// The summaries this run computed or took, to keep for the next (the fullest of each module).
+  std::vector<std::pair<std::string, StoredSummary>> summariesToKeep() const;
+  /// How many summaries were taken from the stored ones rather than parsed (for tests).
+  size_t reused() const;
   /// How many module files were summarised (for tests and the benchmark).
   size_t summarised() const;
   /// Forgets what was read of \p AbsPath (the editor changed it, or the disk did): the next
@@ -133,10 +148,19 @@ private:
   std::unique_ptr<flow::ModuleSummary> build(const std::string &AbsPath, const FileContext &File,
                                              std::string_view Module, bool TableOnly,
                                              const std::set<std::string, std::less<>> *Only = nullptr) const;
+  /// \p AbsPath as notes name it: relative to the root when under it.
+  std::string display(const std::string &AbsPath) const;
   /// Reads and parses \p AbsPath and builds its summary; nullptr when it cannot be read or parsed.
-  std::unique_ptr<flow::ModuleSummary> parseAndBuild(const std::string &AbsPath, bool TableOnly, uint64_t &Hash);
+  /// With \p Complete, only a summary of every name will do.
+  std::unique_ptr<flow::ModuleSummary> parseAndBuild(const std::string &AbsPath, bool TableOnly, uint64_t &Hash,
+                                                     bool Complete = false);
+  /// A stored summary of \p AbsPath that still holds for text of hash \p Hash, or nullptr.
+  const flow::ModuleSummary *storedSummary(const std::string &AbsPath, uint64_t Hash, bool Complete) const;
   mutable std::unordered_map<std::string, std::string> Files; // "module\0fromdir" -> file
   size_t Count = 0;
+  const StoredSummaries *Stored = nullptr;
+  std::function<uint64_t(const std::string &)> HashNow;
+  mutable size_t Reused = 0;
 };
 
 /// The projects of one run: an index per project root, each file's root found once per
@@ -164,15 +188,23 @@ public:
   /// The content hash of the file at \p AbsPath now (0 when it cannot be read), read once per
   /// run: what a cached result's dependencies are checked against.
   uint64_t currentHash(const std::string &AbsPath);
+  /// Every project index, present and to come, takes summaries from \p S (ProjectIndex::useStored).
+  void useStored(const StoredSummaries *S);
+  /// ProjectIndex::summariesToKeep of every project.
+  std::vector<std::pair<std::string, StoredSummary>> summariesToKeep() const;
+  /// Whether a cached result still holds for the project: every module it read has the content
+  /// it had, and none it looked for in vain has appeared.
+  bool resultCurrent(const CacheEntry &E);
 
 private:
   std::string Override;
   bool Enabled;
   ProjectIndex::TextSource Texts;
-  std::mutex Lock;
+  mutable std::mutex Lock;
   std::unordered_map<std::string, ProjectRoot> RootOfDir;
   std::map<std::string, std::unique_ptr<ProjectIndex>> Indexes;
   std::unordered_map<std::string, uint64_t> Hashes;
+  const StoredSummaries *Stored = nullptr;
 };
 
 } // namespace torchlint

@@ -34,7 +34,63 @@ CacheEntry sampleEntry(std::string Path) {
   D.Notes.clear();
   D.Code = "TL105";
   E.Diagnostics.push_back(D);
+  E.Dependencies = {{"/p/data.py", 99}};
+  E.Unresolved = {{"numpy", ""}, {"numpy.random", "/p/pkg"}};
   return E;
+}
+
+StoredSummary sampleSummary() {
+  StoredSummary S;
+  S.ContentHash = 12345;
+  flow::ModuleSummary &M = S.Summary;
+  M.Module = "pkg.data";
+  M.Display = "pkg/data.py";
+  flow::Export F;
+  F.What = flow::Export::Kind::Function;
+  F.Result = {flow::ValueKind::Tensor, flow::DeviceKind::Cpu, -1, "", flow::DType::Float64, flow::Rank::NonZero,
+              flow::Origin::Factory, 5, flow::FlagNone};
+  F.Line = 4;
+  F.Params = {"n", "device"};
+  F.MayMove = 2;
+  F.LoadsState = 1;
+  M.Names.emplace("make_batch", F);
+  flow::Export C;
+  C.What = flow::Export::Kind::Constant;
+  C.Result = {flow::ValueKind::Device, flow::DeviceKind::Configured, -1, "DEVICE", flow::DType::Unknown,
+              flow::Rank::Unknown, flow::Origin::Config, 2, flow::FlagNone};
+  M.Names.emplace("DEVICE", C);
+  M.Imports = {{"np", "numpy"}, {"helper", "pkg.util.helper"}};
+  M.Stars = {"pkg.common"};
+  M.All = std::vector<std::string>{"make_batch", "DEVICE"};
+  M.Only = std::set<std::string, std::less<>>{"make_batch", "DEVICE", "other"};
+  M.Reads = {{"/p/pkg/common.py", 77}};
+  return S;
+}
+
+TEST(CacheFormat, ModuleSummariesRoundTrip) {
+  ResultCache C = ResultCache::load(tempDir() + "/none", "key");
+  C.update({sampleEntry("a.py")});
+  StoredSummary Bare;
+  Bare.ContentHash = 1;
+  Bare.Summary.Module = "empty";
+  C.updateSummaries({{"/p/pkg/data.py", sampleSummary()}, {"/p/empty.py", Bare}});
+  auto Back = ResultCache::deserialize(C.serialize(), "key");
+  ASSERT_TRUE(Back);
+  ASSERT_EQ(Back->Summaries.size(), 2u);
+  EXPECT_EQ(Back->Summaries[0].first, "/p/empty.py"); // sorted by path
+  EXPECT_EQ(Back->Summaries[0].second, Bare);
+  EXPECT_EQ(Back->Summaries[1].first, "/p/pkg/data.py");
+  EXPECT_EQ(Back->Summaries[1].second, sampleSummary());
+  // Truncated anywhere in the summaries, the cache reads as none.
+  std::string Bytes = C.serialize();
+  for (size_t N = 0; N < Bytes.size(); ++N)
+    EXPECT_FALSE(ResultCache::deserialize(std::string_view(Bytes).substr(0, N), "key")) << N;
+  // An enum byte out of range is corruption, not a value.
+  std::string Bad = Bytes;
+  size_t At = Bad.find("make_batch");
+  ASSERT_NE(At, std::string::npos);
+  Bad[At + 10] = 9; // the export's kind, right after its name
+  EXPECT_FALSE(ResultCache::deserialize(Bad, "key"));
 }
 
 TEST(CacheFormat, RoundTrips) {
@@ -44,8 +100,8 @@ TEST(CacheFormat, RoundTrips) {
   std::string Bytes = C.serialize();
   auto Back = ResultCache::deserialize(Bytes, "key");
   ASSERT_TRUE(Back);
-  ASSERT_EQ(Back->size(), 2u);
-  const CacheEntry &E = (*Back)[0]; // sorted by path
+  ASSERT_EQ(Back->Entries.size(), 2u);
+  const CacheEntry &E = Back->Entries[0]; // sorted by path
   EXPECT_EQ(E.Path, "a.py");
   CacheEntry Want = sampleEntry("a.py");
   EXPECT_EQ(E.Size, Want.Size);
@@ -64,6 +120,8 @@ TEST(CacheFormat, RoundTrips) {
   ASSERT_EQ(D.Fix->Edits.size(), 1u);
   EXPECT_EQ(D.Fix->Edits[0].Replacement, ", map_location=\"cpu\"");
   EXPECT_FALSE(E.Diagnostics[1].Fix);
+  EXPECT_EQ(E.Dependencies, Want.Dependencies);
+  EXPECT_EQ(E.Unresolved, Want.Unresolved);
   // The same results always make the same bytes.
   ResultCache C2 = ResultCache::load(tempDir() + "/none", "key");
   C2.update({sampleEntry("a.py"), sampleEntry("b.py")});
@@ -90,7 +148,7 @@ TEST(CacheFormat, CorruptionReadsAsNoCache) {
     std::string B = Bytes;
     B[Rng() % B.size()] ^= static_cast<char>(1 + Rng() % 255);
     if (auto Back = ResultCache::deserialize(B, "key")) {
-      for (const auto &E : *Back)
+      for (const auto &E : Back->Entries)
         for (const auto &D : E.Diagnostics)
           EXPECT_LE(D.Range.Begin, D.Range.End);
     }

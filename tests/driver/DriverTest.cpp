@@ -64,5 +64,62 @@ TEST(LintFiles, KeepsTheSourceOnlyOfFilesWithFindings) {
   }
 }
 
+// A run that re-lints only what changed takes the summaries of the unchanged modules the changed
+// files import from the cache rather than parsing them again; a changed module is parsed.
+TEST(LintFiles, AWarmRunTakesUnchangedModulesSummariesFromTheCache) {
+  std::string Root = test::tempDir();
+  test::writeFile(Root + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  test::writeFile(Root + "/data.py", "import torch\n\n\ndef batch(n):\n    return torch.randn(n, 4)\n");
+  test::writeFile(Root + "/config.py", "import torch\n\nDEVICE = torch.device(\"cuda\" if torch.cuda.is_available() "
+                                       "else \"cpu\")\n");
+  std::string Train = "import torch.nn as nn\nfrom config import DEVICE\nfrom data import batch\n\n"
+                      "model = nn.Linear(4, 2).to(DEVICE)\nout = model(batch(3))\n";
+  test::writeFile(Root + "/train.py", Train);
+  ConfigResolver Resolver(rules::registry(), {});
+  Linter L(rules::registry());
+  Discovery D = discoverFiles({Root}, Resolver, false);
+  ASSERT_EQ(D.Files.size(), 3u);
+  size_t TrainAt = 0;
+  while (TrainAt < D.Files.size() && D.Files[TrainAt].Path.find("train.py") == std::string::npos)
+    ++TrainAt;
+  ASSERT_LT(TrainAt, D.Files.size());
+  auto Codes = [](const FileOutcome &O) {
+    std::vector<std::pair<std::string, uint32_t>> Out;
+    for (const Diagnostic &Dg : O.Diagnostics)
+      Out.emplace_back(Dg.Code, Dg.Range.Begin);
+    return Out;
+  };
+  ResultCache Cache = ResultCache::load(Root + "/.cache", "test");
+  std::vector<FileOutcome> Cold;
+  {
+    Projects P;
+    Cold = lintFiles(D.Files, L, Resolver, 1, &Cache, &P);
+    ASSERT_EQ(Codes(Cold[TrainAt]).size(), 1u) << "the batch of data.py meets the model on DEVICE";
+    EXPECT_EQ(P.forFile(Root + "/train.py")->reused(), 0u);
+  }
+  EXPECT_GE(Cache.summaries().size(), 2u);
+  // train.py changes (a line in front): data.py and config.py are served from the cache, and
+  // what train.py needs of them comes from their stored summaries.
+  test::writeFile(Root + "/train.py", "# resumed\n" + Train);
+  for (unsigned Jobs : {1u, 2u}) {
+    ResultCache Warm = Cache;
+    Projects P;
+    std::vector<FileOutcome> Out = lintFiles(D.Files, L, Resolver, Jobs, &Warm, &P);
+    ASSERT_EQ(Codes(Out[TrainAt]).size(), 1u);
+    EXPECT_EQ(Out[TrainAt].Diagnostics[0].Code, Cold[TrainAt].Diagnostics[0].Code);
+    EXPECT_EQ(Out[TrainAt].Diagnostics[0].Range.Begin, Cold[TrainAt].Diagnostics[0].Range.Begin + 10);
+    EXPECT_EQ(P.forFile(Root + "/train.py")->reused(), 2u) << "jobs " << Jobs;
+  }
+  // A changed module's stored summary is never taken stale: train.py, linted alone (as
+  // pre-commit names it), sees that batch() now builds on the caller's device.
+  test::writeFile(Root + "/data.py", "import torch\n\n\ndef batch(n, device=None):\n"
+                                     "    return torch.randn(n, 4, device=device)\n");
+  Projects P;
+  std::vector<FileOutcome> Out = lintFiles({D.Files[TrainAt]}, L, Resolver, 1, &Cache, &P);
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_TRUE(Out[0].Diagnostics.empty());
+  EXPECT_EQ(P.forFile(Root + "/train.py")->reused(), 1u) << "config.py's summary still holds";
+}
+
 } // namespace
 } // namespace torchlint

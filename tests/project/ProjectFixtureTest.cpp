@@ -171,6 +171,23 @@ TEST(ProjectCache, AChangedModuleRelintsTheFilesThatImportIt) {
   EXPECT_NE(Again.Out.find("train.py:7:7: TL102"), std::string::npos) << Again.Out;
 }
 
+// A module the lint looked for and did not find is part of what its cached result rests on:
+// once data.py exists, train.py is linted again and sees what batch() returns.
+TEST(ProjectCache, AModuleThatAppearsRelintsTheFilesThatLookedForIt) {
+  std::string Dir = tempDir();
+  writeFile(Dir + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  writeFile(Dir + "/train.py", "import torch\nimport torch.nn as nn\nfrom helpers.data import batch\n\n"
+                               "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+                               "model = nn.Linear(4, 2).to(device)\nout = model(batch(3))\n");
+  std::vector<std::string> Args = {"check", "--cache-dir", Dir + "/.cache", "--format", "concise", "train.py"};
+  RunResult Before = runTorchlint(Args, Dir);
+  EXPECT_EQ(Before.Exit, 0) << Before.Out << Before.Err;
+  llvm::sys::fs::create_directories(Dir + "/helpers");
+  writeFile(Dir + "/helpers/data.py", "import torch\n\n\ndef batch(n):\n    return torch.randn(n, 4)\n");
+  RunResult After = runTorchlint(Args, Dir);
+  EXPECT_NE(After.Out.find("train.py:7:7: TL102"), std::string::npos) << After.Out << After.Err;
+}
+
 TEST(ProjectCache, StandardInputNamedAfterAProjectFileReadsItsImports) {
   std::string Dir = ProjectsDir + "/cpu_batches";
   RunResult R = runTorchlint({"check", "--format", "concise", "--stdin-filename", "train.py"}, Dir,
