@@ -238,10 +238,7 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
       bool Annotated = !ts_node_is_null(Type);
       // `x: Tensor`, `x: "torch.Tensor"`; `loader: DataLoader`, whose batches are on the CPU
       // (with no loader node: where it was built, and so whether it pins memory, is unknown).
-      std::string_view Spelled = Annotated ? Text(Type) : std::string_view();
-      if (auto S = is(Type, "string") ? stringLiteral(Type, Text) : std::nullopt)
-        Spelled = *S;
-      if (Annotated && endsWith(Spelled, "Tensor") && Spelled.find_first_of("[|") == std::string_view::npos)
+      if (annotatesTensor(P.Annotation))
         V.Kind = ValueKind::Tensor;
       else if (std::string Q = Annotated && !is(Type, "string") ? M.qualifiedName(Type) : std::string();
                Q.rfind("torch.", 0) == 0 && lastComponent(Q) == "DataLoader")
@@ -293,6 +290,17 @@ bool DeviceFlow::Impl::hostBuiltAtEveryCall(int32_t Scope, size_t Position, std:
   return !Calls.empty();
 }
 
+bool DeviceFlow::Impl::annotatesTensor(TSNode Type) const {
+  if (is(Type, "type") && ts_node_named_child_count(Type) == 1)
+    Type = ts_node_named_child(Type, 0); // the expression the grammar wraps
+  if (ts_node_is_null(Type))
+    return false;
+  std::string_view Spelled = Text(Type);
+  if (auto S = is(Type, "string") ? stringLiteral(Type, Text) : std::nullopt)
+    Spelled = *S;
+  return endsWith(Spelled, "Tensor") && Spelled.find_first_of("[|") == std::string_view::npos;
+}
+
 Value DeviceFlow::Impl::localCall(int32_t Scope) {
   auto &S = Summaries[Scope];
   if (!S.Done) {
@@ -302,6 +310,11 @@ Value DeviceFlow::Impl::localCall(int32_t Scope) {
     analyseScope(Scope);
     S.Busy = false;
   }
+  if (S.AnyReturn && S.Returns.Kind != ValueKind::Unknown)
+    return S.Returns;
+  // What the body did not tell, the signature may: `def make_kernel(n) -> torch.Tensor`.
+  if (annotatesTensor(field(M.scope(Scope).Node, "return_type")))
+    return make(ValueKind::Tensor);
   return S.AnyReturn ? S.Returns : Value();
 }
 

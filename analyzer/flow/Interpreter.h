@@ -149,6 +149,9 @@ private:
   bool libraryFunction(int32_t Scope) const;
   /// Whether the function \p Fn uses its parameter \p Name as a tensor.
   bool usedAsTensor(TSNode Fn, std::string_view Name) const;
+  /// Whether the annotation \p Type (a `type` node, or null) says a tensor: `Tensor`,
+  /// `torch.Tensor`, `"torch.Tensor"`; not `Optional[Tensor]`, `Tensor | None`.
+  bool annotatesTensor(TSNode Type) const;
   bool libraryMayMatter(int32_t Scope);
   bool callsSource(std::string_view Code, bool Constructors);
   std::string_view afterName(TSNode Function) const;

@@ -1,3 +1,5 @@
+from typing import Optional, Tuple
+
 import numpy as np
 import torch
 import torch.nn as nn
@@ -65,6 +67,18 @@ def narrowed(batch, device):
         batch = batch.cuda()  # expect: TL101
 
 
+def make_kernel(size) -> torch.Tensor:
+    grid = build_grid(size)  # nothing the flow knows
+    return grid.norm(dim=0)
+
+
+def returns_annotated(size, device):
+    # A helper's return annotation says what it returns where its body does not tell
+    # (kornia's conv_distance_transform, fixed in 9c4bbc1b8).
+    kernel = make_kernel(size)
+    kernel = kernel.to(device)  # expect: TL101
+
+
 # OK
 def fine(dataset, model, device, x, helper):
     model.to(device)  # modules move in place
@@ -107,3 +121,25 @@ def narrowed_only_inside(batch, device):
     batch.to(device)  # a tensor or not: unknown after the `if`
     if isinstance(batch, (list, tuple)):
         batch[0].to(device)
+
+
+def maybe_kernel(size) -> Optional[torch.Tensor]:
+    return build_grid(size)
+
+
+def kernel_pair(size) -> Tuple[torch.Tensor, torch.Tensor]:
+    return build_grid(size)
+
+
+def make_net() -> nn.Module:
+    return build_net()
+
+
+def returns_other_annotations(size, device):
+    maybe_kernel(size).to(device)  # may be None
+    k = maybe_kernel(size)
+    k.to(device)
+    pair = kernel_pair(size)
+    pair.to(device)
+    net = make_net()
+    net.to(device)  # a module moves in place
