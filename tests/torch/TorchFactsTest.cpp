@@ -73,6 +73,12 @@ TEST(TorchApi, MethodsOfTensorsAndModules) {
   EXPECT_TRUE(methodIs("sum", KeepsDevice));
   EXPECT_FALSE(methodIs("sum", KeepsShape));
   EXPECT_TRUE(methodIs("mul", PairwiseMethod));
+  // In-place fills return the receiver: a chain keeps its device (kornia's scaling matrix,
+  // `torch.zeros((2, 2)).fill_diagonal_(1)`).
+  EXPECT_TRUE(methodIs("fill_diagonal_", KeepsShape));
+  EXPECT_TRUE(methodIs("masked_fill_", KeepsShape));
+  EXPECT_TRUE(methodIs("cumprod", KeepsDevice));
+  EXPECT_FALSE(methodIs("cumprod", KeepsShape) && methodIs("cumprod", PairwiseMethod));
   EXPECT_EQ(methodBits("frobnicate"), MethodNone);
   auto Reads = methodsWith(HostRead);
   EXPECT_EQ(Reads.size(), 4u); // item, tolist, numpy, cpu
