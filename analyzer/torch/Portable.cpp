@@ -213,8 +213,21 @@ void Rewriter::chooseModuleDevice() {
     ModuleName.clear();
     return;
   }
+  // After the line the last import ends on, when nothing but a comment follows it there: a
+  // line shared with another statement (`import os; x = 1`, or a statement the parser had to
+  // end early) has no place for a new one.
+  std::string_view Source = File.source().text();
+  size_t End = endOf(Last), Eol = Source.find('\n', End);
+  std::string_view Rest = Source.substr(End, Eol == std::string_view::npos ? std::string_view::npos : Eol - End);
+  size_t Comment = Rest.find('#');
+  if (Rest.substr(0, Comment).find_first_not_of(" \t\r\f") != std::string_view::npos) {
+    ModuleName.clear();
+    return;
+  }
   Insert = true;
-  InsertAt = endOf(Last);
+  InsertAt = static_cast<uint32_t>(End + (Comment == std::string_view::npos ? 0 : Rest.size()));
+  if (Comment != std::string_view::npos && !Rest.empty() && Rest.back() == '\r')
+    --InsertAt; // before a CRLF's carriage return
   ModuleFrom = InsertAt;
 }
 
