@@ -16,6 +16,9 @@ uint32_t lineOf(TSNode N) { return ts_node_start_point(N).row + 1; }
 
 std::optional<std::vector<std::string>> literalAll(TSNode Root, const NodeText &Text) {
   std::optional<std::vector<std::string>> All;
+  // Most modules have none: not worth a look at every top-level statement.
+  if (findBytes(Text.source(), "__all__") == std::string_view::npos)
+    return All;
   for (TSNode S : namedChildren(Root)) {
     if (!is(S, "expression_statement") || ts_node_named_child_count(S) != 1)
       continue;

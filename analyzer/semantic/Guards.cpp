@@ -527,7 +527,66 @@ GuardSense nameSense(std::string_view Name) {
   return negated(Name.substr(0, At)) ? GuardSense::Absent : GuardSense::Present;
 }
 
-GuardSense conditionSense(TSNode Cond, const SemanticModel &M) { return Reader(M).condition(Cond, 0); }
+bool mayMentionAccelerator(std::string_view Text) {
+  // Every word acceleratorWord, deviceString and so every sense above starts from, found in
+  // one pass (it runs on every condition and import of every file): by first letter, then the
+  // rest compared ignoring case.
+  auto At = [&](size_t I, std::string_view Rest) {
+    if (Text.size() - I - 1 < Rest.size())
+      return false;
+    for (size_t K = 0; K < Rest.size(); ++K)
+      if (lowerAscii(Text[I + 1 + K]) != Rest[K])
+        return false;
+    return true;
+  };
+  for (size_t I = 0; I < Text.size(); ++I) {
+    switch (lowerAscii(Text[I])) {
+    case 'c':
+      if (At(I, "ud") || At(I, "pu"))
+        return true; // cuda, cudnn, cpu
+      break;
+    case 'g':
+      if (At(I, "pu"))
+        return true;
+      break;
+    case 'n':
+      if (At(I, "ccl"))
+        return true;
+      break;
+    case 'a':
+      if (At(I, "ccelerat"))
+        return true;
+      break;
+    case 'd':
+      if (At(I, "evice_ids"))
+        return true;
+      break;
+    case 'm':
+      if (At(I, "ps"))
+        return true;
+      break;
+    case 't':
+      if (At(I, "pu"))
+        return true;
+      break;
+    case 'x':
+      if (At(I, "la"))
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
+GuardSense conditionSense(TSNode Cond, const SemanticModel &M) {
+  // Most conditions (`if x is None`, `if i % 10 == 0`) say nothing of the accelerator: a scan of
+  // their text is cheaper than reading their tree.
+  if (!M.importHidesAccelerator() && !ts_node_is_null(Cond) && !mayMentionAccelerator(M.text()(Cond)))
+    return GuardSense::None;
+  return Reader(M).condition(Cond, 0);
+}
 
 bool acceleratorMarker(TSNode Expr, const SemanticModel &M) { return Reader(M).marker(Expr, 0); }
 

@@ -51,6 +51,11 @@ bool endsInExit(TSNode Block, const NodeText &Text);
 /// (`@parametrize("device", ["cpu", "cuda"])`) is none.
 bool acceleratorMarker(TSNode Expr, const SemanticModel &M);
 
+/// Whether \p Text holds a word that can make a condition about the accelerator (`cuda`, `gpu`,
+/// `mps`, `cpu`, `nccl`...): without one, and without an import that hides one behind another
+/// name (SemanticModel::importHidesAccelerator), a condition's sense is None.
+bool mayMentionAccelerator(std::string_view Text);
+
 /// The sense of a name as written (`use_cuda`, `args.no_cuda`'s `no_cuda`, `TEST_MULTIGPU`,
 /// `is_mps`, `device_ids`): Present when it speaks of CUDA, GPUs, MPS, NCCL or an accelerator,
 /// Absent when it does so after a negation (`no_cuda`, `disable_gpu`), else None.

@@ -1,6 +1,8 @@
 // Name resolution, class kinds and function roles for one file.
 #include "semantic/SemanticModel.h"
 
+#include "semantic/Guards.h"
+
 #include "semantic/FileContext.h"
 #include "semantic/Walker.h"
 
@@ -235,6 +237,7 @@ bool SemanticModel::conditionalImport(std::string_view Local) const {
 }
 
 void SemanticModel::addImport(std::string_view Local, std::string Qualified) {
+  HidesAccelerator |= !mayMentionAccelerator(Local) && mayMentionAccelerator(Qualified);
   Imports[Local] = std::move(Qualified);
   MemoId = nullptr; // an answer may have changed
 }

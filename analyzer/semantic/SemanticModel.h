@@ -120,6 +120,10 @@ public:
   /// Every name an import binds, local -> qualified (relative imports made absolute where the
   /// project names the file's module).
   const std::unordered_map<std::string_view, std::string> &imports() const { return Imports; }
+  /// Whether an import binds a name that does not say the accelerator word its module's name
+  /// holds (`from torch.cuda import is_available`, `import torch.cuda as tc`): a condition's
+  /// text alone then cannot tell that it says nothing of the accelerator.
+  bool importHidesAccelerator() const { return HidesAccelerator; }
   /// The modules `from m import *` reads (absolute), in the order of the file.
   const std::vector<std::string> &starImports() const { return Stars; }
 
@@ -189,6 +193,7 @@ private:
 
   NodeText Text;
   std::unordered_map<std::string_view, std::string> Imports;
+  bool HidesAccelerator = false;
   // The expression qualifiedName() resolved last, and its answer: the rules ask about the
   // same callee one after another (refersTo for each name they know).
   mutable const void *MemoId = nullptr;

@@ -40,6 +40,25 @@ bool marker(std::string_view Decorator) {
   return acceleratorMarker(ts_node_named_child(Decorator0, 0), W.Model);
 }
 
+// conditionSense skips the tree of a condition whose text holds no accelerator word, unless an
+// import hides one behind another name.
+TEST(Guards, ATextWithoutAcceleratorWordsSaysNothingUnlessAnImportHidesOne) {
+  for (std::string_view T : {"x.is_cuda", "USE_GPU", "device.type == 'cpu'", "backend == \"nccl\"",
+                             "hasMPS", "on_tpu", "use_xla", "torch.backends.cudnn.enabled", "len(device_ids) > 1",
+                             "accelerator"})
+    EXPECT_TRUE(mayMentionAccelerator(T)) << T;
+  for (std::string_view T : {"x is None", "i % 10 == 0", "args.verbose and step > 0"})
+    EXPECT_FALSE(mayMentionAccelerator(T)) << T;
+  Walked Hidden("import torch.cuda as tc\nfrom torch.cuda import is_available as avail\nif avail():\n    pass\n");
+  EXPECT_TRUE(Hidden.Model.importHidesAccelerator());
+  EXPECT_EQ(conditionSense(field(Hidden.last(), "condition"), Hidden.Model), GuardSense::Present);
+  Walked Alias("import torch.cuda as tc\nif tc.is_available():\n    pass\n");
+  EXPECT_EQ(conditionSense(field(Alias.last(), "condition"), Alias.Model), GuardSense::Present);
+  Walked Plain("import torch\nimport numpy as np\nif np.isnan(x):\n    pass\n");
+  EXPECT_FALSE(Plain.Model.importHidesAccelerator());
+  EXPECT_EQ(conditionSense(field(Plain.last(), "condition"), Plain.Model), GuardSense::None);
+}
+
 TEST(Guards, ConditionsAboutTheAccelerator) {
   for (std::string_view C :
        {"torch.cuda.is_available()", "T.cuda.is_available()", "cuda.is_available()", "is_available()",
