@@ -154,6 +154,8 @@ Value DeviceFlow::Impl::subscript(TSNode E) {
   Value Known = lookup(E);
   if (Known.Kind != ValueKind::Unknown)
     return Known;
+  if (Value I = whereIndex(field(E, "value")); I.Kind != ValueKind::Unknown)
+    return I;
   if (O.Kind == ValueKind::Batch) {
     Value V = O;
     V.Kind = ValueKind::Tensor;
@@ -168,6 +170,26 @@ Value DeviceFlow::Impl::subscript(TSNode E) {
     return V;
   }
   return {};
+}
+
+// `torch.where(cond)[0]`: one-argument `where` is `nonzero(cond, as_tuple=True)`, a tuple of
+// 1-D int64 index tensors on the condition's device (Lightning's ROC concatenated one with a
+// CPU `torch.tensor([n - 1])`).
+Value DeviceFlow::Impl::whereIndex(TSNode Call) {
+  auto A = is(Call, "call") ? callArgs(Call, Text) : std::nullopt;
+  if (!A || A->HasSplat || A->Positional.size() != 1 || !A->Keywords.empty() ||
+      torch::classify(M.qualifiedName(A->Callee)).Kind != torch::Api::Where)
+    return {};
+  Value Cond = eval(A->Positional[0]);
+  if (!Cond.isTensor() && !Cond.has(FlagInput))
+    return {};
+  Value V = Cond;
+  V.Kind = ValueKind::Tensor;
+  V.R = Rank::NonZero;
+  V.Type = DType::Integer;
+  V.TypeAt = {};
+  V.Flags &= FlagInput;
+  return V;
 }
 
 Value DeviceFlow::Impl::binary(TSNode /*At*/, const Value &L, const Value &R) {

@@ -152,6 +152,8 @@ private:
   /// Whether the annotation \p Type (a `type` node, or null) says a tensor: `Tensor`,
   /// `torch.Tensor`, `"torch.Tensor"`; not `Optional[Tensor]`, `Tensor | None`.
   bool annotatesTensor(TSNode Type) const;
+  /// The value of `torch.where(cond)[i]` for the call \p Call, or unknown for any other.
+  Value whereIndex(TSNode Call);
   bool libraryMayMatter(int32_t Scope);
   bool callsSource(std::string_view Code, bool Constructors);
   std::string_view afterName(TSNode Function) const;
