@@ -4,6 +4,7 @@
 // functions and classes.
 #include "flow/Interpreter.h"
 
+#include "semantic/Guards.h"
 #include "source/Strings.h"
 
 #include <algorithm>
@@ -113,6 +114,17 @@ Value DeviceFlow::Impl::conditional(TSNode E) {
     V.DevHow = Origin::Config;
     return V;
   }
+  // `torch.full(...) if self.add_bos else block`: where one side is a tensor built on the CPU
+  // and nothing is known of the other, the expression is that tensor whenever its condition
+  // holds, and a condition that says nothing of the device does not make it safe (fairseq's
+  // Elmo embedder, fixed in 27f50538).
+  auto HostBuilt = [](const Value &V) {
+    return V.isTensor() && V.has(FlagDefaultFactory) && V.Dev.Kind == DeviceKind::Cpu && V.Factory;
+  };
+  auto Unknown = [](const Value &V) { return V.Kind == ValueKind::Unknown && !V.has(FlagInput); };
+  if ((HostBuilt(A) && Unknown(B)) || (HostBuilt(B) && Unknown(A)))
+    if (conditionSense(C[1], M) == GuardSense::None && !containsNoCase(Text(C[1]), "dev"))
+      return HostBuilt(A) ? A : B;
   return join(A, B);
 }
 

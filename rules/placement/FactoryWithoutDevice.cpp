@@ -130,11 +130,13 @@ public:
     }
     const flow::Value *Factory = nullptr;
     TSNode Met{};
+    // A join needs every input on one device, whatever their ranks: no 0-dim exemption there.
+    bool Joined = !is(N, "binary_operator") && Ctx.call(N.Node)->api().Kind == torch::Api::Join;
     for (TSNode O : Operands) {
       const flow::Value *V = F->valueOf(O);
       if (!V)
         continue;
-      if (fromFactory(*V))
+      if (fromFactory(*V, Joined))
         Factory = Factory ? Factory : V;
       else if (V->has(flow::FlagInput) && V->Dev.Kind != flow::DeviceKind::Cpu && ts_node_is_null(Met))
         Met = O;
@@ -172,9 +174,12 @@ private:
     return std::nullopt;
   }
 
-  static bool fromFactory(const flow::Value &V) {
+  /// A tensor a factory built on the CPU: of more than one element (a 0-dim CPU tensor
+  /// combines with a CUDA one elementwise), or in a join (\p Joined) of any rank but 0.
+  static bool fromFactory(const flow::Value &V, bool Joined = false) {
     return V.isTensor() && V.has(flow::FlagDefaultFactory) && !V.has(flow::FlagInput) &&
-           V.Dev.Kind == flow::DeviceKind::Cpu && V.R == flow::Rank::NonZero && V.Factory;
+           V.Dev.Kind == flow::DeviceKind::Cpu &&
+           (V.R == flow::Rank::NonZero || (Joined && V.R == flow::Rank::Unknown)) && V.Factory;
   }
 
   /// \p Met: outside `forward`, the caller's tensor the factory's result meets.

@@ -42,7 +42,34 @@ class Padder(nn.Module):
         return torch.cat([t, torch.zeros(4, device=t.device).long()])  # expect: TL104
 
 
+class Boundaries(nn.Module):
+    # A factory on one side of a conditional is its value whenever the condition holds, and a
+    # join needs one device at any rank (fairseq's Elmo embedder, fixed in 27f50538).
+    def __init__(self, add_bos):
+        super().__init__()
+        self.add_bos = add_bos
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        size = (x.size(0), 1)
+        bos = torch.full(size, 2.0, device=x.device) if self.add_bos else x.new(0, 1)  # expect: TL104
+        return self.proj(torch.cat([bos, x], dim=1))
+
+
 # OK
+class BoundariesOnDevice(nn.Module):
+    def __init__(self, add_bos):
+        super().__init__()
+        self.add_bos = add_bos
+
+    def forward(self, x):
+        size = (x.size(0), 1)
+        bos = torch.full(size, 2.0) if not x.is_cuda else x.new(0, 1)  # the condition is about the device
+        pad = torch.full(size, 0.0, device=x.device) if self.add_bos else x.new(0, 1)
+        eos = torch.full(size, 1.0) if x.device.type == "cpu" else x.new(0, 1)
+        return torch.cat([bos, x, pad, eos], dim=1)
+
+
 class Fine(nn.Module):
     def __init__(self, n):
         super().__init__()
