@@ -227,6 +227,13 @@ bool deviceOnlyInspected(const NodeRef &Call, const SemanticModel &M) {
          deviceOnlyInspected(Call.Node, M);
 }
 
+bool currentCudaDevice(TSNode N, const SemanticModel &M) {
+  if (!is(N, "call"))
+    return false;
+  TSNode Args = field(N, "arguments");
+  return ts_node_named_child_count(Args) == 0 && M.qualifiedName(field(N, "function")) == "torch.cuda.current_device";
+}
+
 bool deviceOnlyInspected(TSNode Call, const SemanticModel &M) {
   TSNode P = ts_node_parent(Call);
   while (is(P, "parenthesized_expression"))

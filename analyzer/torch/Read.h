@@ -87,6 +87,11 @@ bool inMapLocation(const NodeRef &N, const SemanticModel &M);
 bool deviceOnlyInspected(TSNode TorchDeviceCall, const SemanticModel &M);
 bool deviceOnlyInspected(const NodeRef &TorchDeviceCall, const SemanticModel &M);
 
+/// Whether \p N is `torch.cuda.current_device()`: as a device argument (`.cuda(...)`,
+/// `torch.device("cuda", ...)`) it names no device the program chose, only the current one,
+/// which is what `.cuda()` uses anyway.
+bool currentCudaDevice(TSNode N, const SemanticModel &M);
+
 /// Whether \p Data is spelled out as constants: numbers, booleans and lists or tuples of them
 /// (`[1.0, 0.0, 1.0]`, `-1`), the data of a tensor that is the same on every call.
 bool constantData(TSNode Data);

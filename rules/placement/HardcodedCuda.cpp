@@ -193,8 +193,10 @@ public:
     }
     Placement P = Facts->placement();
     if (P.How == Placement::Form::Cuda) {
-      // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones).
-      if (Facts->args().HasSplat || !ts_node_is_null(P.Device) || torch::inMapLocation(N, M))
+      // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones);
+      // `.cuda(torch.cuda.current_device())` is `.cuda()` (fairseq's clip_grad_norm_, fixed in 23d8502b).
+      if (Facts->args().HasSplat || (!ts_node_is_null(P.Device) && !torch::currentCudaDevice(P.Device, M)) ||
+          torch::inMapLocation(N, M))
         return;
       Ctx.report(methodCallRange(N.Node), "`.cuda()` hardcodes CUDA, so this line fails on machines without it; "
                                           "use `.to(device)` with the device chosen once for the program");

@@ -33,12 +33,19 @@ def train(model, loader):
         out = model(x.to(device))  # expect: TL105
 
 
+def total_norm(grads):
+    # The current device is what `.cuda()` uses anyway: no device the program chose
+    # (fairseq's clip_grad_norm_, fixed in 23d8502b).
+    return torch.stack([g.norm().cuda(torch.cuda.current_device()) for g in grads])  # expect: TL105
+
+
 
 def evaluate(model, loader, device="cuda" if torch.cuda.is_available() else "cpu"):  # expect: TL105 -- every caller that omits it gets CUDA
     return [model(x.to(device)) for x in loader]
 
 # OK
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+per_rank = batch.cuda(torch.cuda.current_device() if torch.cuda.is_available() else None)
 device = "cuda" if torch.cuda.is_available() else "cpu"
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the one place that chooses the device
 self_dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # a device-named variable
