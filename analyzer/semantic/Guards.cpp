@@ -8,8 +8,11 @@
 #include <llvm/ADT/SmallVector.h>
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 namespace torchlint {
 
@@ -36,13 +39,16 @@ bool letter(char C) { return upperAscii(C) || lowerLetter(C); }
 /// Where in \p Name a word about an accelerator starts, or npos. `cuda`, `gpu` and `nccl` may
 /// sit anywhere (`ngpu`, `TEST_MULTIGPU`, `iscuda`); `mps` must be a word of its own (`is_mps`,
 /// `hasMPS`, not `timestamps`).
+constexpr std::string_view AnywhereWords[] = {"cuda", "cudnn", "gpu", "nccl", "accelerat", "device_ids"};
+// Short names only as words of their own: `use_mps`, `RunIf(tpu=True)`, `on_xla`; not
+// `output` or `xlarge`. A test that runs only on a TPU runs where its devices exist too.
+constexpr std::string_view ShortWords[] = {"mps", "tpu", "xla"};
+
 size_t acceleratorWord(std::string_view Name) {
   size_t Best = std::string_view::npos;
-  for (std::string_view W : {"cuda", "cudnn", "gpu", "nccl", "accelerat", "device_ids"})
+  for (std::string_view W : AnywhereWords)
     Best = std::min(Best, findNoCase(Name, W));
-  // Short names only as words of their own: `use_mps`, `RunIf(tpu=True)`, `on_xla`; not
-  // `output` or `xlarge`. A test that runs only on a TPU runs where its devices exist too.
-  for (std::string_view W : {"mps", "tpu", "xla"})
+  for (std::string_view W : ShortWords)
     for (size_t I = 0; (I = findNoCase(Name, W, I)) != std::string_view::npos; ++I) {
       bool Start = I == 0 || !letter(Name[I - 1]) || (upperAscii(Name[I]) && lowerLetter(Name[I - 1]));
       size_t E = I + 3;
@@ -528,55 +534,33 @@ GuardSense nameSense(std::string_view Name) {
 }
 
 bool mayMentionAccelerator(std::string_view Text) {
-  // Every word acceleratorWord, deviceString and so every sense above starts from, found in
-  // one pass (it runs on every condition and import of every file): by first letter, then the
-  // rest compared ignoring case.
-  auto At = [&](size_t I, std::string_view Rest) {
-    if (Text.size() - I - 1 < Rest.size())
-      return false;
-    for (size_t K = 0; K < Rest.size(); ++K)
-      if (lowerAscii(Text[I + 1 + K]) != Rest[K])
-        return false;
-    return true;
-  };
-  for (size_t I = 0; I < Text.size(); ++I) {
-    switch (lowerAscii(Text[I])) {
-    case 'c':
-      if (At(I, "ud") || At(I, "pu"))
-        return true; // cuda, cudnn, cpu
-      break;
-    case 'g':
-      if (At(I, "pu"))
+  // The words acceleratorWord reads, and "cpu", the one more deviceString reads: every sense
+  // above starts from one. One pass (it runs on every condition and import of every file): a
+  // table says which words start with each byte, most bytes none.
+  static const std::vector<std::string_view> Words = [] {
+    std::vector<std::string_view> W(std::begin(AnywhereWords), std::end(AnywhereWords));
+    W.insert(W.end(), std::begin(ShortWords), std::end(ShortWords));
+    W.push_back("cpu");
+    return W;
+  }();
+  static const std::array<uint16_t, 256> Starting = [] {
+    static_assert(std::size(AnywhereWords) + std::size(ShortWords) + 1 <= 16);
+    std::array<uint16_t, 256> T{};
+    for (size_t K = 0; K < Words.size(); ++K)
+      T[static_cast<unsigned char>(Words[K][0])] |= static_cast<uint16_t>(1u << K);
+    return T;
+  }();
+  for (size_t I = 0; I < Text.size(); ++I)
+    for (uint16_t Bits = Starting[static_cast<unsigned char>(lowerAscii(Text[I]))]; Bits; Bits &= Bits - 1) {
+      std::string_view W = Words[static_cast<size_t>(__builtin_ctz(Bits))];
+      if (Text.size() - I < W.size())
+        continue;
+      size_t K = 1;
+      while (K < W.size() && lowerAscii(Text[I + K]) == W[K])
+        ++K;
+      if (K == W.size())
         return true;
-      break;
-    case 'n':
-      if (At(I, "ccl"))
-        return true;
-      break;
-    case 'a':
-      if (At(I, "ccelerat"))
-        return true;
-      break;
-    case 'd':
-      if (At(I, "evice_ids"))
-        return true;
-      break;
-    case 'm':
-      if (At(I, "ps"))
-        return true;
-      break;
-    case 't':
-      if (At(I, "pu"))
-        return true;
-      break;
-    case 'x':
-      if (At(I, "la"))
-        return true;
-      break;
-    default:
-      break;
     }
-  }
   return false;
 }
 

@@ -84,6 +84,8 @@ public:
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
     const NodeText &Text = Ctx.text();
     NodeList Operands;
+    // A join needs every input on one device, whatever their ranks: no 0-dim exemption there.
+    bool Joined = false;
     if (is(N, "binary_operator")) {
       if (!torch::combinesTensors(Text(field(N.Node, "operator"))))
         return;
@@ -95,6 +97,7 @@ public:
       // Decided before the arguments are read, which costs more: a join, a pairwise op, a
       // tensor method that meets another tensor, or (in forward) a submodule.
       torch::Api Kind = Facts->api().Kind;
+      Joined = Kind == torch::Api::Join;
       if (Kind != torch::Api::Join && Kind != torch::Api::Pairwise && Kind != torch::Api::Where) {
         if (!Facts->Qualified.empty())
           return;
@@ -130,8 +133,6 @@ public:
     }
     const flow::Value *Factory = nullptr;
     TSNode Met{};
-    // A join needs every input on one device, whatever their ranks: no 0-dim exemption there.
-    bool Joined = !is(N, "binary_operator") && Ctx.call(N.Node)->api().Kind == torch::Api::Join;
     for (TSNode O : Operands) {
       const flow::Value *V = F->valueOf(O);
       if (!V)
