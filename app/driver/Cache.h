@@ -57,6 +57,8 @@ public:
   static ResultCache load(std::string Dir, std::string ToolKey);
 
   const std::string &dir() const { return Dir; }
+  /// Whether an entry for \p Path is stored, whatever its settings.
+  bool holds(const std::string &Path) const { return Entries.count(Path) != 0; }
   /// The stored entry for \p Path linted with \p SettingsHash, if any.
   const CacheEntry *find(const std::string &Path, uint64_t SettingsHash) const;
   /// Records this run's entries; saved by save().

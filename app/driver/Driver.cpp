@@ -221,6 +221,10 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
       P->useStored(&Cache->summaries());
     std::vector<char> Hit(Files.size(), 0);
     forEachIndex(Files.size(), Jobs, [&](size_t I) {
+      // A file the cache has never seen (every file of a first run) costs one look-up here: its
+      // settings and stat are taken once, when it is linted.
+      if (!Cache->holds(Files[I].Path))
+        return;
       if (std::optional<FileOutcome> O = cachedOutcome(Files[I].Path, Settings(I), *Cache, Fresh[I], P)) {
         Out[I] = std::move(*O);
         Hit[I] = 1;
