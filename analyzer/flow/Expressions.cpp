@@ -29,7 +29,7 @@ DType latticeType(torch::ScalarType T) {
 }
 
 void DeviceFlow::Impl::record(TSNode E, const Value &V) {
-  auto [It, New] = Values.emplace(E.id, V);
+  auto [It, New] = Values.try_emplace(E.id, V);
   if (!New)
     It->second = join(It->second, V);
 }

@@ -8,9 +8,10 @@
 #include "flow/Summary.h"
 #include "torch/Read.h"
 
+#include <llvm/ADT/DenseMap.h>
+
 #include <deque>
 #include <map>
-#include <memory_resource>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -63,18 +64,18 @@ public:
   /// What the module's top-level names are to the files that import it (Summary.cpp).
   void summarize(ModuleSummary &Out);
 
-  // The answers, one per evaluated expression (a good part of the file's nodes): their
-  // nodes come from an arena, all released at once with the analysis.
-  std::pmr::monotonic_buffer_resource Arena;
-  std::pmr::unordered_map<const void *, Value> Values{&Arena};
-  std::pmr::unordered_map<const void *, int32_t> CallLoop{&Arena}; // call -> loop it runs in every step of
+  // The answers, one per evaluated expression (a good part of the file's nodes), by node id:
+  // open addressing in one array (a node per entry and a division per look-up cost the flow
+  // more than its interpretation). Nothing holds an entry across an insertion.
+  llvm::DenseMap<const void *, Value> Values;
+  llvm::DenseMap<const void *, int32_t> CallLoop; // call -> loop it runs in every step of
   // The nodes values' provenance marks, by NodeMark::Index (0: none), and each one's index.
   std::vector<TSNode> Marked{TSNode{}};
-  std::unordered_map<const void *, uint32_t> MarkOf;
+  llvm::DenseMap<const void *, uint32_t> MarkOf;
   NodeMark mark(TSNode N) {
     if (ts_node_is_null(N))
       return {};
-    auto [It, New] = MarkOf.emplace(N.id, static_cast<uint32_t>(Marked.size()));
+    auto [It, New] = MarkOf.try_emplace(N.id, static_cast<uint32_t>(Marked.size()));
     if (New)
       Marked.push_back(N);
     return NodeMark{It->second};

@@ -7,7 +7,9 @@
 #include "parse/Tree.h"
 #include "semantic/Walker.h"
 
-#include <unordered_map>
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/StringRef.h>
+
 #include <vector>
 
 namespace torchlint {
@@ -47,7 +49,7 @@ private:
   std::vector<std::vector<uint32_t>> BySymbol; // rule indices per grammar symbol
   // Rules that name their callees (Rule::calleeNames): which of them each name admits.
   std::vector<char> ByName;                                     // per rule: filtered by name
-  std::unordered_map<std::string_view, std::vector<char>> NameRules; // name -> per rule: admitted
+  llvm::DenseMap<llvm::StringRef, std::vector<char>> NameRules; // name -> per rule: admitted
 };
 
 void sortDiagnostics(std::vector<Diagnostic> &Diags);
