@@ -25,19 +25,40 @@ std::string parentOf(const std::string &P) { return std::string(llvm::sys::path:
 } // namespace
 
 ProjectRoot findProjectRoot(const std::string &Path) {
+  RootMarks Seen;
+  return findProjectRoot(Path, Seen);
+}
+
+ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen) {
+  auto Ask = [](std::unordered_map<std::string, bool> &Known, const std::string &Dir, auto Look) {
+    auto [It, New] = Known.try_emplace(Dir, false);
+    if (New)
+      It->second = Look();
+    return It->second;
+  };
+  auto HasMarker = [&](const std::string &Dir) {
+    return Ask(Seen.Marker, Dir, [&] {
+      for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
+        if (llvm::sys::fs::exists(Dir + "/" + Marker))
+          return true;
+      return false;
+    });
+  };
+  auto HasInit = [&](const std::string &Dir) {
+    return Ask(Seen.Init, Dir, [&] { return llvm::sys::fs::exists(Dir + "/__init__.py"); });
+  };
   std::string Abs = absolute(Path);
   std::string Start = llvm::sys::fs::is_directory(Abs) ? Abs : parentOf(Abs);
   for (std::string Dir = Start; !Dir.empty();) {
-    for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
-      if (llvm::sys::fs::exists(Dir + "/" + Marker))
-        return {Dir, {}};
+    if (HasMarker(Dir))
+      return {Dir, {}};
     std::string Parent = parentOf(Dir);
     if (Parent == Dir)
       break;
     Dir = Parent;
   }
   std::string Dir = Start, Top;
-  while (llvm::sys::fs::exists(Dir + "/__init__.py")) {
+  while (HasInit(Dir)) {
     std::string Parent = parentOf(Dir);
     if (Parent == Dir)
       break;
@@ -87,20 +108,38 @@ std::string ProjectIndex::fileOf(std::string_view Module, const std::string &Fro
   for (char &C : Rel)
     if (C == '.')
       C = '/';
-  std::string Found;
+  auto Look = [&](const std::string &Base) -> std::string {
+    for (const std::string &Candidate : {Base + "/" + Rel + ".py", Base + "/" + Rel + "/__init__.py"})
+      if (isFile(Candidate))
+        return Candidate;
+    return {};
+  };
   // Beside a package in site-packages are other distributions: only its own modules count.
   bool Others = !OnlyPackage.empty() && Module.substr(0, Module.find('.')) != OnlyPackage;
-  for (const std::string &Base : {Others ? std::string() : Root, Others ? std::string() : Root + "/src", FromDir}) {
-    if (Base.empty() || (Others && Base + "/" == Root + "/"))
-      continue;
-    for (const std::string &Candidate : {Base + "/" + Rel + ".py", Base + "/" + Rel + "/__init__.py"})
-      if (isFile(Candidate)) {
-        Found = Candidate;
-        break;
+  std::string Found;
+  if (!Others) {
+    // Under the root (or its src/) a module is the same file from every folder: looked for once
+    // (`numpy`, asked from each of a project's folders, is four failed stats, not four per folder).
+    std::string RootKey = std::string(Module) + '\0';
+    bool Known = false;
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      if (auto It = Files.find(RootKey); It != Files.end()) {
+        Found = It->second;
+        Known = true;
       }
-    if (!Found.empty())
-      break;
+    }
+    if (!Known) {
+      Found = Look(Root);
+      if (Found.empty())
+        Found = Look(Root + "/src");
+      std::lock_guard<std::mutex> G(Lock);
+      Files.emplace(RootKey, Found);
+    }
   }
+  if (Found.empty() && !FromDir.empty() && !(Others && FromDir + "/" == Root + "/") &&
+      (Others || (FromDir != Root && FromDir != Root + "/src")))
+    Found = Look(FromDir);
   std::lock_guard<std::mutex> G(Lock);
   Files.emplace(std::move(Key), Found);
   return Found;
@@ -483,8 +522,10 @@ void Projects::invalidate(const std::string &AbsPath) {
   for (auto &[Root, Index] : Indexes)
     Index->invalidate(AbsPath);
   Hashes.clear();
-  if (AbsPath.empty())
+  if (AbsPath.empty()) {
     RootOfDir.clear();
+    Marks = {};
+  }
 }
 
 ProjectIndex *Projects::forFile(const std::string &Path) {
@@ -494,7 +535,7 @@ ProjectIndex *Projects::forFile(const std::string &Path) {
   std::lock_guard<std::mutex> G(Lock);
   auto It = RootOfDir.find(Dir);
   if (It == RootOfDir.end())
-    It = RootOfDir.emplace(Dir, Override.empty() ? findProjectRoot(Dir) : ProjectRoot{Override, {}}).first;
+    It = RootOfDir.emplace(Dir, Override.empty() ? findProjectRoot(Dir, Marks) : ProjectRoot{Override, {}}).first;
   std::unique_ptr<ProjectIndex> &Index = Indexes[It->second.Dir + '\0' + It->second.OnlyPackage];
   if (!Index) {
     Index = std::make_unique<ProjectIndex>(It->second, Texts);

@@ -33,6 +33,13 @@ struct ProjectRoot {
   std::string OnlyPackage; // when not empty, the one top-level package that is the project's
 };
 ProjectRoot findProjectRoot(const std::string &Path);
+/// The same, remembering in \p Seen what each folder looked at holds (a marker; an
+/// `__init__.py`): the folders of one tree share their ancestors, so a batch over a tree asks
+/// the disk about each folder once rather than once per folder below it.
+struct RootMarks {
+  std::unordered_map<std::string, bool> Marker, Init;
+};
+ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen);
 
 class ProjectIndex {
 public:
@@ -202,6 +209,7 @@ private:
   ProjectIndex::TextSource Texts;
   mutable std::mutex Lock;
   std::unordered_map<std::string, ProjectRoot> RootOfDir;
+  RootMarks Marks; // under Lock, with RootOfDir
   std::map<std::string, std::unique_ptr<ProjectIndex>> Indexes;
   std::unordered_map<std::string, uint64_t> Hashes;
   const StoredSummaries *Stored = nullptr;

@@ -1,0 +1,71 @@
+// Where a file's project is and which file a module is: both asked once per folder or module
+// and remembered for the run, so the answers must not depend on the order of the questions.
+#include "project/ProjectIndex.h"
+
+#include "TestUtil.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+#include <gtest/gtest.h>
+
+namespace torchlint {
+namespace {
+
+void write(const std::string &Path, const std::string &Text) {
+  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Path));
+  test::writeFile(Path, Text);
+}
+
+TEST(ProjectRoot, FoldersOfOneTreeShareWhatTheirAncestorsHold) {
+  std::string Top = test::tempDir();
+  // A project with a marker, and beside it a site-packages-like tree without one.
+  write(Top + "/proj/pyproject.toml", "[project]\nname = \"p\"\n");
+  write(Top + "/proj/pkg/__init__.py", "");
+  write(Top + "/proj/pkg/sub/__init__.py", "");
+  write(Top + "/proj/pkg/sub/m.py", "");
+  write(Top + "/site/lib/__init__.py", "");
+  write(Top + "/site/lib/deep/__init__.py", "");
+  write(Top + "/site/lib/deep/m.py", "");
+  const std::string Folders[] = {Top + "/proj/pkg/sub", Top + "/proj/pkg", Top + "/proj",
+                                 Top + "/site/lib/deep", Top + "/site/lib", Top + "/site"};
+  // Every order of the questions, with one memory, answers as a fresh look does.
+  for (bool Reverse : {false, true}) {
+    RootMarks Seen;
+    for (size_t I = 0; I < std::size(Folders); ++I) {
+      const std::string &F = Folders[Reverse ? std::size(Folders) - 1 - I : I];
+      ProjectRoot Fresh = findProjectRoot(F), Shared = findProjectRoot(F, Seen);
+      EXPECT_EQ(Shared.Dir, Fresh.Dir) << F;
+      EXPECT_EQ(Shared.OnlyPackage, Fresh.OnlyPackage) << F;
+    }
+  }
+  EXPECT_EQ(findProjectRoot(Top + "/proj/pkg/sub").Dir, Top + "/proj");
+  ProjectRoot Site = findProjectRoot(Top + "/site/lib/deep");
+  EXPECT_EQ(Site.Dir, Top + "/site");
+  EXPECT_EQ(Site.OnlyPackage, "lib");
+}
+
+TEST(ProjectIndex, AModuleUnderTheRootIsOneFileFromEveryFolder) {
+  std::string Root = test::tempDir();
+  write(Root + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  write(Root + "/pkg/__init__.py", "");
+  write(Root + "/pkg/data.py", "");
+  write(Root + "/src/lib/__init__.py", "");
+  write(Root + "/scripts/train.py", "");
+  write(Root + "/scripts/helpers.py", "");
+  write(Root + "/tools/run.py", "");
+  ProjectIndex Index(ProjectRoot{Root, {}});
+  for (const std::string &From : {Root + "/scripts", Root + "/tools", Root}) {
+    EXPECT_EQ(Index.fileOf("pkg.data", From), Root + "/pkg/data.py") << From;
+    EXPECT_EQ(Index.fileOf("pkg", From), Root + "/pkg/__init__.py") << From;
+    EXPECT_EQ(Index.fileOf("lib", From), Root + "/src/lib/__init__.py") << From;
+    EXPECT_EQ(Index.fileOf("numpy", From), "") << From;
+  }
+  // A script's sibling is found from its own folder only, however often the root was asked.
+  EXPECT_EQ(Index.fileOf("helpers", Root + "/tools"), "");
+  EXPECT_EQ(Index.fileOf("helpers", Root + "/scripts"), Root + "/scripts/helpers.py");
+  EXPECT_EQ(Index.fileOf("helpers", Root + "/tools"), "");
+}
+
+} // namespace
+} // namespace torchlint
