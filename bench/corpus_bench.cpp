@@ -46,6 +46,10 @@ cl::opt<bool> NoProject("no-project",
 cl::opt<bool> Json("json", cl::desc("Print the results as JSON"), cl::cat(Options));
 cl::opt<bool> NoCachePhases("no-cache-phases", cl::desc("Skip the from-disk runs with and without the result cache"),
                             cl::cat(Options));
+cl::opt<bool> PairedOnly("paired-only",
+                         cl::desc("Measure only the file-by-file comparison of parse and lint (one thread, "
+                                  "default rules): quick enough to compare two builds"),
+                         cl::cat(Options));
 cl::opt<bool> Check("check",
                     cl::desc("Run each phase once and check the results agree across thread counts; "
                              "for tests, makes no claim about time"),
@@ -284,6 +288,56 @@ LintSettings settings(const Registry &R, bool All) {
 double mbps(uint64_t Bytes, double Seconds) { return Seconds > 0 ? Bytes / 1e6 / Seconds : 0; }
 double overheadPercent(double Lint, double Parse) { return Parse > 0 ? (Lint / Parse - 1) * 100 : 0; }
 
+// The same work as the one-thread parse and lint-default phases, file by file: each file's
+// bare parse and its lint are timed back to back (in alternating order), so that a machine
+// whose speed drifts from second to second (a shared host) slows both sides alike. The
+// phase figures above compare passes seconds apart; this ratio does not depend on when.
+struct PairedFigures {
+  double Parse = 0, Lint = 0;  // seconds, the median round's
+  double Median = 0, Low = 0, High = 0; // overhead %, over the rounds
+};
+
+PairedFigures measurePaired(const Corpus &C, Owned &Fresh, const PerFile &Lint, const Linter &L,
+                            const LintSettings &S, unsigned Runs) {
+  using Clock = std::chrono::steady_clock;
+  auto Since = [](Clock::time_point T) { return std::chrono::duration<double>(Clock::now() - T).count(); };
+  std::vector<std::pair<double, std::pair<double, double>>> Rounds; // overhead, (parse, lint)
+  for (unsigned Round = 0; Round < Runs; ++Round) {
+    Fresh.refill(C);
+    double P = 0, Li = 0;
+    Clock::time_point T = Clock::now();
+    Fresh.begin(C); // the import scan and the lint order: the lint's own work
+    Li += Since(T);
+    for (size_t K = 0; K < C.Files.size(); ++K) {
+      const Input &In = C.Files[Fresh.Order.empty() ? K : Fresh.Order[K]];
+      for (int Side = 0; Side < 2; ++Side) {
+        T = Clock::now();
+        if ((Side == 0) == (K % 2 == 0)) {
+          parseOnly(In);
+          P += Since(T);
+        } else {
+          Lint(In);
+          Li += Since(T);
+        }
+      }
+    }
+    T = Clock::now();
+    secondPass(L, S, C, Fresh);
+    Li += Since(T);
+    Rounds.push_back({overheadPercent(Li, P), {P, Li}});
+  }
+  Fresh.release();
+  std::sort(Rounds.begin(), Rounds.end());
+  PairedFigures F;
+  const auto &Mid = Rounds[(Rounds.size() - 1) / 2];
+  F.Median = Mid.first;
+  F.Parse = Mid.second.first;
+  F.Lint = Mid.second.second;
+  F.Low = Rounds.front().first;
+  F.High = Rounds.back().first;
+  return F;
+}
+
 // The driver as the CLI runs it, from disk: without the cache, then with a warm one
 // (loaded from its file each round, as a fresh process would).
 struct CacheFigures {
@@ -397,6 +451,13 @@ int main(int argc, char **argv) {
   PerFile Parse = parseOnly;
   auto Refill = [&] { Fresh.refill(C); };
   auto Release = [&] { Fresh.release(); }; // the parse runs beside no lint's outcomes
+  if (PairedOnly && !Check) {
+    PairedFigures P = measurePaired(C, Fresh, LintDefault, L, Default, Runs);
+    llvm::outs() << llvm::format("paired, 1 thread, default rules: %+.1f%% (median of %u rounds, %+.1f%% to %+.1f%%); "
+                                 "parse %.3f s, lint %.3f s\n",
+                                 P.Median, Runs, P.Low, P.High, P.Parse, P.Lint);
+    return 0;
+  }
   std::vector<Measurement> Ms = measureAll({{"parse", 1, Serial(Parse), Release},
                                             {"lint-default", 1, Finish(Serial(LintDefault), Default), Refill},
                                             {"lint-all", 1, Finish(Serial(LintAll), All), Refill},
@@ -425,6 +486,8 @@ int main(int argc, char **argv) {
     const Measurement &P = Ms[Lint < 3 ? 0 : 3], &M = Ms[Lint];
     Ratios.push_back({M.Name, M.Threads, overheadPercent(M.Median, P.Median), overheadPercent(M.Best, P.Best)});
   }
+
+  PairedFigures Paired = measurePaired(C, Fresh, LintDefault, L, Default, Runs);
 
   std::optional<CacheFigures> CacheRuns;
   if (!NoCachePhases)
@@ -458,7 +521,14 @@ int main(int argc, char **argv) {
                      {"rules_all", static_cast<int64_t>(All.Enabled.size())},
                      {"parse_error_files", json::Array(ErrorFiles)},
                      {"phases", std::move(Phases)},
-                     {"overhead", std::move(Overheads)}};
+                     {"overhead", std::move(Overheads)},
+                     {"paired", json::Object{{"threads", 1},
+                                             {"rules", "default"},
+                                             {"parse_s", Paired.Parse},
+                                             {"lint_s", Paired.Lint},
+                                             {"percent_median", Paired.Median},
+                                             {"percent_low", Paired.Low},
+                                             {"percent_high", Paired.High}}}};
     if (CacheRuns)
       Out["cache"] = json::Object{{"entries", static_cast<int64_t>(CacheRuns->Entries)},
                                   {"threads", CacheRuns->Disk.Threads},
@@ -491,6 +561,9 @@ int main(int argc, char **argv) {
   for (const auto &R : Ratios)
     OS << llvm::format("  %-14s %3u thread(s): %+7.1f%% (medians)  %+7.1f%% (bests)\n", R.Name.c_str(), R.Threads,
                        R.Median, R.Best);
+  OS << llvm::format("  %-14s %3u thread(s): %+7.1f%% (median of %u rounds, %+.1f%% to %+.1f%%), file by file: "
+                     "parse %.3f s, lint %.3f s\n",
+                     static_cast<const char *>("paired"), 1u, Paired.Median, Runs, Paired.Low, Paired.High, Paired.Parse, Paired.Lint);
   OS << "\nspeed-up on " << Threads
      << " threads: parse " << llvm::format("%.2fx", Ms[3].Median > 0 ? Ms[0].Median / Ms[3].Median : 0.0)
      << ", lint " << llvm::format("%.2fx", Ms[4].Median > 0 ? Ms[1].Median / Ms[4].Median : 0.0) << "\n";
