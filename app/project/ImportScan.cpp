@@ -155,12 +155,63 @@ void addWhole(std::string_view Dotted, ImportWants &Out) {
   Out.Whole.emplace(Dotted);
 }
 
+/// A name bound to a module of the importer's own package (`import pkg.models as m`, `from pkg
+/// import models`): what the file reads through it is what it wants of the module.
+struct Binding {
+  std::string_view Local; // `m`; `pkg` for `import pkg.models`
+  std::string Module;     // `pkg.models`; `pkg` for `import pkg.models`
+};
+
+/// Whether the importer's own code may read names of \p Module through a binding, rather than
+/// wanting the whole module: the modules of its own top package (a library's files import each
+/// other by name), but not PyTorch's (never summarised) nor other distributions' (the importer
+/// reads them too rarely for a scan of its text to pay).
+bool readThroughBinding(std::string_view Module, std::string_view Importer) {
+  std::string_view Top = Module.substr(0, Module.find('.'));
+  return !Importer.empty() && Importer.substr(0, Importer.find('.')) == Top && !isTorchName(Module);
+}
+
+/// The names the text reads through each binding: `m.resnet50` wants `resnet50` of `pkg.models`,
+/// `pkg.models.resnet.ResNet` wants `models` of `pkg`, `resnet` of `pkg.models` and `ResNet` of
+/// `pkg.models.resnet` (each may be where the next is defined). One pass over the dots of the
+/// text. A read the scan misses (`getattr(m, name)`) is one the flow cannot follow either.
+void readsThrough(std::string_view Text, const std::vector<Binding> &Bindings, ImportWants &Out) {
+  for (size_t Dot = Text.find('.'); Dot != std::string_view::npos; Dot = Text.find('.', Dot + 1)) {
+    size_t Begin = Dot;
+    while (Begin > 0 && nameByte(Text[Begin - 1]))
+      --Begin;
+    if (Begin == Dot || (Begin > 0 && Text[Begin - 1] == '.'))
+      continue;
+    std::string_view Local = Text.substr(Begin, Dot - Begin);
+    for (const Binding &B : Bindings) {
+      if (B.Local != Local)
+        continue;
+      std::string Module = B.Module;
+      size_t At = Dot;
+      // A few components deep: past that the names are attributes of what was read.
+      for (int Depth = 0; Depth < 4 && At < Text.size() && Text[At] == '.'; ++Depth) {
+        size_t End = At + 1;
+        while (End < Text.size() && nameByte(Text[End]))
+          ++End;
+        if (End == At + 1)
+          break;
+        std::string_view Name = Text.substr(At + 1, End - At - 1);
+        Out.Names[Module].emplace(Name);
+        Module += '.';
+        Module += Name;
+        At = End;
+      }
+    }
+  }
+}
+
 } // namespace
 
 void scanImports(std::string_view Text, std::string_view Module, bool IsPackage, ImportWants &Out,
                  std::vector<std::string> *Named) {
   Scanner Scan(Text);
   Statement S;
+  std::vector<Binding> Bindings;
   while (Scan.next(S)) {
     const std::vector<std::string_view> &W = S.Words;
     if (W.empty())
@@ -172,7 +223,18 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
           continue;
         if (W[I - 1] == "as")
           continue;
-        addWhole(W[I], Out);
+        std::string_view Dotted = W[I];
+        if (readThroughBinding(Dotted, Module)) {
+          // `import pkg.models` binds `pkg`, read as `pkg.models.x`; `import pkg.models as m`
+          // binds `m`, read as `m.x`.
+          bool Aliased = I + 2 < W.size() && W[I + 1] == "as";
+          if (Aliased)
+            Bindings.push_back({W[I + 2], std::string(Dotted)});
+          else
+            Bindings.push_back({Dotted.substr(0, Dotted.find('.')), std::string(Dotted.substr(0, Dotted.find('.')))});
+        } else {
+          addWhole(Dotted, Out);
+        }
         if (Named)
           Named->emplace_back(W[I]);
       }
@@ -202,12 +264,19 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
         continue;
       Out.Names[From].emplace(W[I]);
       // `from pkg import data` may import the module `pkg.data` (and only read names from it:
-      // `pkg` itself is wanted for `data` alone).
-      Out.Whole.emplace(From + "." + std::string(W[I]));
+      // `pkg` itself is wanted for `data` alone); what of `pkg.data` is read through the
+      // bound name, or all of it where that is not followed.
+      std::string Sub = From + "." + std::string(W[I]);
+      if (readThroughBinding(Sub, Module))
+        Bindings.push_back({I + 2 < W.size() && W[I + 1] == "as" ? W[I + 2] : W[I], Sub});
+      else
+        Out.Whole.emplace(Sub);
       if (Named)
         Named->push_back(From + "." + std::string(W[I]));
     }
   }
+  if (!Bindings.empty())
+    readsThrough(Text, Bindings, Out);
 }
 
 } // namespace torchlint

@@ -17,8 +17,10 @@ namespace torchlint {
 struct ImportWants {
   /// Module -> the names imported from it (`from pkg.data import make_batch`).
   std::unordered_map<std::string, std::set<std::string, std::less<>>> Names;
-  /// Modules any of whose names may be read: `import pkg.data` (then `pkg.data.f`), `from
-  /// pkg.data import *`, and `from pkg import data` (`data` may be the module `pkg.data`).
+  /// Modules any of whose names may be read: `from pkg.data import *` outside a package's
+  /// `__init__.py`, and a module of another top package bound whole (`import lib.data`, `from
+  /// lib import data`). A module of the importer's own top package bound whole is wanted for
+  /// the names the text reads through the binding (`data.make_batch` -> `make_batch`), in Names.
   std::set<std::string, std::less<>> Whole;
   /// `from .resnet import *` in a package's `__init__.py`, package -> module: the package
   /// re-exports the module's names, so what is wanted of the package is wanted of the module

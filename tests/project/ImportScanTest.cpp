@@ -15,24 +15,48 @@ ImportWants scan(std::string_view Text, std::string_view Module = "pkg.train", b
   return W;
 }
 
-TEST(ImportScan, PlainImportsWantWholeModulesAndTheirPackages) {
-  ImportWants W = scan("import os\nimport pkg.data as d, pkg.models\n");
-  EXPECT_EQ(W.Whole, (Names{"os", "pkg", "pkg.data", "pkg.models"}));
+TEST(ImportScan, PlainImportsOfOtherPackagesWantWholeModulesAndTheirPackages) {
+  ImportWants W = scan("import os\nimport lib.data as d, lib.models\n");
+  EXPECT_EQ(W.Whole, (Names{"lib", "lib.data", "lib.models", "os"}));
   EXPECT_TRUE(W.Names.empty());
 }
 
+TEST(ImportScan, ModulesOfTheFilesOwnPackageWantWhatTheTextReadsThroughThem) {
+  // torchvision's files import each other whole and read a few names: `models.resnet50(...)`
+  // wants `resnet50` of the models package, not each of its modules' every name.
+  ImportWants W = scan("import pkg.data as d, pkg.models\nfrom pkg import ops\n"
+                       "x = d.make_batch(4)\nm = pkg.models.resnet.ResNet()\ny = ops.boxes.nms(x)\n"
+                       "z = other.d.thing + xd.nope\n");
+  EXPECT_TRUE(W.Whole.empty());
+  EXPECT_EQ(W.Names["pkg.data"], (Names{"make_batch"}));
+  EXPECT_EQ(W.Names["pkg"], (Names{"data", "models", "ops"})); // `pkg.data` is read in the import itself
+  EXPECT_EQ(W.Names["pkg.models"], (Names{"resnet"}));
+  EXPECT_EQ(W.Names["pkg.models.resnet"], (Names{"ResNet"}));
+  EXPECT_EQ(W.Names["pkg.ops"], (Names{"boxes"}));
+  EXPECT_EQ(W.Names["pkg.ops.boxes"], (Names{"nms"}));
+  // `other.d.thing` and `xd.nope` read nothing through `d`.
+  EXPECT_EQ(W.Names.count("pkg.data.thing"), 0u);
+  EXPECT_EQ(W.Names.size(), 6u);
+  // PyTorch's own modules are never summarised: `import torch.nn` in torch itself wants nothing.
+  EXPECT_TRUE(scan("import torch.nn\ntorch.nn.Linear(2, 2)\n", "torch.train").Names.empty());
+}
+
 TEST(ImportScan, FromImportsWantTheirNamesAndPossibleSubmodules) {
-  ImportWants W = scan("from pkg.data import (make_batch,  # the batches\n    Loader as L)\n");
+  ImportWants W = scan("from pkg.data import (make_batch,  # the batches\n    Loader as L)\nL.cuda_loader(1)\n");
   EXPECT_EQ(W.Names["pkg.data"], (Names{"Loader", "make_batch"}));
-  // `pkg.data` itself is not wanted whole: only the two names are read from it.
-  EXPECT_EQ(W.Whole, (Names{"pkg.data.Loader", "pkg.data.make_batch"}));
+  // `pkg.data` itself is not wanted whole: only the two names are read from it; each may be
+  // a module, of which the text reads `cuda_loader` through `L`.
+  EXPECT_TRUE(W.Whole.empty());
+  EXPECT_EQ(W.Names["pkg.data.Loader"], (Names{"cuda_loader"}));
+  ImportWants Other = scan("from lib.data import make_batch\n");
+  EXPECT_EQ(Other.Whole, (Names{"lib.data.make_batch"}));
 }
 
 TEST(ImportScan, RelativeImportsStartInTheFilesPackage) {
   ImportWants W = scan("from ..data import make_batch\nfrom . import helpers\n", "pkg.sub.train");
   EXPECT_EQ(W.Names["pkg.data"], (Names{"make_batch"}));
   EXPECT_EQ(W.Names["pkg.sub"], (Names{"helpers"}));
-  EXPECT_TRUE(W.Whole.count("pkg.sub.helpers"));
+  EXPECT_TRUE(W.Whole.empty()); // `helpers` is of the file's own package: read through its name
 
   ImportWants Init = scan("from .data import make_batch\n", "pkg", /*IsPackage=*/true);
   EXPECT_EQ(Init.Names["pkg.data"], (Names{"make_batch"}));
