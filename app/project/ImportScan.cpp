@@ -4,6 +4,9 @@
 #include "semantic/Project.h"
 #include "source/Strings.h"
 
+#include <llvm/ADT/iterator_range.h>
+
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -175,17 +178,19 @@ bool readThroughBinding(std::string_view Module, std::string_view Importer) {
 /// `pkg.models.resnet.ResNet` wants `models` of `pkg`, `resnet` of `pkg.models` and `ResNet` of
 /// `pkg.models.resnet` (each may be where the next is defined). One pass over the dots of the
 /// text. A read the scan misses (`getattr(m, name)`) is one the flow cannot follow either.
-void readsThrough(std::string_view Text, const std::vector<Binding> &Bindings, ImportWants &Out) {
+void readsThrough(std::string_view Text, std::vector<Binding> Bindings, ImportWants &Out) {
+  // By local name, so that a file of thousands of imports is not scanned once per import.
+  auto ByLocal = [](const Binding &A, const Binding &B) { return A.Local < B.Local; };
+  std::sort(Bindings.begin(), Bindings.end(), ByLocal);
   for (size_t Dot = Text.find('.'); Dot != std::string_view::npos; Dot = Text.find('.', Dot + 1)) {
     size_t Begin = Dot;
     while (Begin > 0 && nameByte(Text[Begin - 1]))
       --Begin;
     if (Begin == Dot || (Begin > 0 && Text[Begin - 1] == '.'))
       continue;
-    std::string_view Local = Text.substr(Begin, Dot - Begin);
-    for (const Binding &B : Bindings) {
-      if (B.Local != Local)
-        continue;
+    Binding Key{Text.substr(Begin, Dot - Begin), {}};
+    auto [First, Last] = std::equal_range(Bindings.begin(), Bindings.end(), Key, ByLocal);
+    for (const Binding &B : llvm::make_range(First, Last)) {
       std::string Module = B.Module;
       size_t At = Dot;
       // A few components deep: past that the names are attributes of what was read.
@@ -276,7 +281,7 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
     }
   }
   if (!Bindings.empty())
-    readsThrough(Text, Bindings, Out);
+    readsThrough(Text, std::move(Bindings), Out);
 }
 
 } // namespace torchlint
