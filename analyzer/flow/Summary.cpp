@@ -190,8 +190,15 @@ ModuleSummary importTable(const FileContext &File, std::string Module, std::stri
     if (!M.starBound(Local)) // what the module's own imports bind, not what it took from others
       Out.Imports.emplace(std::string(Local), Qualified);
   Out.Stars = M.starImports();
-  if (!ts_node_is_null(File.root()))
+  if (!ts_node_is_null(File.root())) {
     Out.All = literalAll(File.root(), M.text());
+    if (const ScopeBindings &B = M.bindings(0); !B.TooLarge) {
+      Out.Defined.emplace();
+      for (const Binding &Bound : B.all())
+        if (Bound.Kind != BindingKind::Import && Bound.Kind != BindingKind::Declaration)
+          Out.Defined->emplace(Bound.Name);
+    }
+  }
   return Out;
 }
 
@@ -241,6 +248,10 @@ uint64_t summaryHash(const ModuleSummary &S) {
   Num(S.All ? static_cast<int64_t>(S.All->size()) : -1);
   if (S.All)
     for (const std::string &N : *S.All)
+      Mix(N);
+  Num(S.Defined ? static_cast<int64_t>(S.Defined->size()) : -1);
+  if (S.Defined)
+    for (const std::string &N : *S.Defined)
       Mix(N);
   return H;
 }

@@ -58,6 +58,10 @@ struct ModuleSummary {
   std::map<std::string, std::string, std::less<>> Imports;
   std::vector<std::string> Stars; // modules it star-imports (absolute)
   std::optional<std::vector<std::string>> All; // `__all__`, when it is a literal list or tuple
+  /// The names the module binds at top level other than by import (`def`, `class`, assignments,
+  /// loop targets...), a superset of those in Names: a name outside it is found through
+  /// Imports and Stars alone, so the import table answers for it. nullopt: not read (any name).
+  std::optional<std::set<std::string, std::less<>>> Defined;
   /// When set, only these of the module's names were summarised (the names the files of a
   /// batch import): another name is not known to be absent.
   std::optional<std::set<std::string, std::less<>>> Only;

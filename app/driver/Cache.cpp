@@ -15,7 +15,7 @@
 namespace torchlint {
 namespace {
 
-constexpr std::string_view Magic = "torchlint-cache 3\n";
+constexpr std::string_view Magic = "torchlint-cache 4\n";
 constexpr std::string_view FileName = "results.bin";
 
 class Writer {
@@ -165,6 +165,9 @@ void writeSummary(Writer &W, const std::string &Path, const StoredSummary &Store
   W.num<uint8_t>(S.Only.has_value());
   if (S.Only)
     writeStrings(W, *S.Only);
+  W.num<uint8_t>(S.Defined.has_value());
+  if (S.Defined)
+    writeStrings(W, *S.Defined);
   writeHashes(W, S.Reads);
 }
 
@@ -271,6 +274,9 @@ bool readSummary(Reader &R, std::string &Path, StoredSummary &Stored) {
   if (HasAll && !readStrings(R, S.All.emplace()))
     return false;
   if (!R.num(HasOnly) || (HasOnly && !readStrings(R, S.Only.emplace())))
+    return false;
+  uint8_t HasDefined;
+  if (!R.num(HasDefined) || (HasDefined && !readStrings(R, S.Defined.emplace())))
     return false;
   return readHashes(R, S.Reads);
 }

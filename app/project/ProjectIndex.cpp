@@ -145,6 +145,20 @@ std::string ProjectIndex::fileOf(std::string_view Module, const std::string &Fro
   return Found;
 }
 
+const flow::ModuleSummary *ProjectIndex::tableWithout(const std::string &AbsPath, std::string_view Name,
+                                                      uint64_t *Hash) {
+  std::lock_guard<std::mutex> G(Lock);
+  auto It = Entries.find(AbsPath);
+  if (It == Entries.end() || It->second.Unreadable || It->second.Full || !It->second.Table)
+    return nullptr;
+  const flow::ModuleSummary &T = *It->second.Table;
+  if (!T.Defined || T.Defined->count(Name))
+    return nullptr;
+  if (Hash)
+    *Hash = It->second.Hash;
+  return &T;
+}
+
 const flow::ModuleSummary *ProjectIndex::summary(const std::string &AbsPath, bool TableOnly, uint64_t *Hash,
                                                  bool *IsPending) {
   {
@@ -441,7 +455,13 @@ const flow::ModuleSummary *ProjectIndex::FileView::definitionFrom(std::string_vi
     }
     uint64_t Hash = 0;
     bool IsPending = false;
-    const flow::ModuleSummary *S = Index.summary(File, /*TableOnly=*/false, &Hash, &IsPending);
+    std::string Member(Rest);
+    // A module that does not define the name itself passes it on through its imports and star
+    // imports, which its import table holds: diffusers' `utils` star-imports twenty modules of
+    // placeholders, each otherwise parsed again for a summary that could not hold the name.
+    const flow::ModuleSummary *S = Index.tableWithout(File, Member, &Hash);
+    if (!S)
+      S = Index.summary(File, /*TableOnly=*/false, &Hash, &IsPending);
     if (IsPending) {
       Waiting.push_back(std::string(Q));
       return nullptr;
@@ -449,7 +469,6 @@ const flow::ModuleSummary *ProjectIndex::FileView::definitionFrom(std::string_vi
     Read.emplace(File, Hash);
     if (!S)
       return nullptr;
-    std::string Member(Rest);
     if (!S->covers(Member) && !(S = Index.completeSummary(File)))
       return nullptr;
     Read.insert(S->Reads.begin(), S->Reads.end()); // what decided its names decides this lint too

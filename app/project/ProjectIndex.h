@@ -100,6 +100,10 @@ public:
     mutable bool StarsPending = false;
   };
 
+  /// The import table of \p AbsPath when it is already known and says the module does not
+  /// define \p Name itself (ModuleSummary::Defined): then it answers for the name as the full
+  /// summary would, through its imports and star imports, without a parse. nullptr otherwise.
+  const flow::ModuleSummary *tableWithout(const std::string &AbsPath, std::string_view Name, uint64_t *Hash);
   /// The summary of the module file \p AbsPath (nullptr when it cannot be read or parsed).
   /// With \p TableOnly, only its imports, star imports and `__all__` are needed, which never
   /// read another module.

@@ -2,6 +2,8 @@
 // and remembered for the run, so the answers must not depend on the order of the questions.
 #include "project/ProjectIndex.h"
 
+#include "flow/Summary.h"
+
 #include "TestUtil.h"
 
 #include <llvm/Support/FileSystem.h>
@@ -65,6 +67,36 @@ TEST(ProjectIndex, AModuleUnderTheRootIsOneFileFromEveryFolder) {
   EXPECT_EQ(Index.fileOf("helpers", Root + "/tools"), "");
   EXPECT_EQ(Index.fileOf("helpers", Root + "/scripts"), Root + "/scripts/helpers.py");
   EXPECT_EQ(Index.fileOf("helpers", Root + "/tools"), "");
+}
+
+TEST(ProjectIndex, AStarImportedModuleThatDoesNotDefineANameIsNotSummarisedForIt) {
+  // diffusers' layout: a package star-imports modules of placeholders before the one that
+  // defines the class asked for. Their import tables say they do not define it: no parse of
+  // theirs for a full summary.
+  std::string Root = test::tempDir();
+  write(Root + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  write(Root + "/pkg/__init__.py", "from .dummies import *\nfrom .more_dummies import *\nfrom .nets import *\n");
+  write(Root + "/pkg/dummies.py", "class Other:\n    pass\n\nNET_NAME = 'Net'\n");
+  write(Root + "/pkg/more_dummies.py", "from .helpers import helper\n\nclass Another:\n    pass\n");
+  write(Root + "/pkg/helpers.py", "def helper():\n    return 1\n");
+  write(Root + "/pkg/nets.py", "from torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+                              "        super().__init__()\n        self.fc = nn.Linear(2, 2)\n");
+  write(Root + "/train.py", "from pkg import Net\n");
+  ProjectIndex Index(ProjectRoot{Root, {}});
+  ProjectIndex::FileView View(Index, Root + "/train.py");
+  std::string Name;
+  const flow::ModuleSummary *S = View.definition("pkg.Net", Name);
+  ASSERT_NE(S, nullptr);
+  EXPECT_EQ(S->Module, "pkg.nets");
+  EXPECT_EQ(Name, "Net");
+  // The package in full, the tables of its three star imports, and `nets` in full: not the
+  // placeholders' full summaries.
+  EXPECT_EQ(Index.summarised(), 5u);
+  // A name a placeholder module does define is still found there, in its full summary.
+  ProjectIndex Fresh(ProjectRoot{Root, {}});
+  ProjectIndex::FileView Other(Fresh, Root + "/train.py");
+  EXPECT_EQ(Other.definition("pkg.Other", Name), nullptr); // defined, but nothing a device flow reads
+  EXPECT_EQ(Other.definition("pkg.Missing", Name), nullptr);
 }
 
 } // namespace
