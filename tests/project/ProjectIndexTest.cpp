@@ -19,16 +19,24 @@ void write(const std::string &Path, const std::string &Text) {
   test::writeFile(Path, Text);
 }
 
+/// Writes each file, path relative to \p Root -> text, making its folders.
+void writeTree(const std::string &Root, std::initializer_list<std::pair<const char *, const char *>> Files) {
+  for (auto &[Path, Text] : Files)
+    write(Root + "/" + Path, Text);
+}
+
+constexpr const char *PyProject = "[project]\nname = \"p\"\n";
+
 TEST(ProjectRoot, FoldersOfOneTreeShareWhatTheirAncestorsHold) {
   std::string Top = test::tempDir();
   // A project with a marker, and beside it a site-packages-like tree without one.
-  write(Top + "/proj/pyproject.toml", "[project]\nname = \"p\"\n");
-  write(Top + "/proj/pkg/__init__.py", "");
-  write(Top + "/proj/pkg/sub/__init__.py", "");
-  write(Top + "/proj/pkg/sub/m.py", "");
-  write(Top + "/site/lib/__init__.py", "");
-  write(Top + "/site/lib/deep/__init__.py", "");
-  write(Top + "/site/lib/deep/m.py", "");
+  writeTree(Top, {{"proj/pyproject.toml", PyProject},
+                  {"proj/pkg/__init__.py", ""},
+                  {"proj/pkg/sub/__init__.py", ""},
+                  {"proj/pkg/sub/m.py", ""},
+                  {"site/lib/__init__.py", ""},
+                  {"site/lib/deep/__init__.py", ""},
+                  {"site/lib/deep/m.py", ""}});
   const std::string Folders[] = {Top + "/proj/pkg/sub", Top + "/proj/pkg", Top + "/proj",
                                  Top + "/site/lib/deep", Top + "/site/lib", Top + "/site"};
   // Every order of the questions, with one memory, answers as a fresh look does.
@@ -49,13 +57,13 @@ TEST(ProjectRoot, FoldersOfOneTreeShareWhatTheirAncestorsHold) {
 
 TEST(ProjectIndex, AModuleUnderTheRootIsOneFileFromEveryFolder) {
   std::string Root = test::tempDir();
-  write(Root + "/pyproject.toml", "[project]\nname = \"p\"\n");
-  write(Root + "/pkg/__init__.py", "");
-  write(Root + "/pkg/data.py", "");
-  write(Root + "/src/lib/__init__.py", "");
-  write(Root + "/scripts/train.py", "");
-  write(Root + "/scripts/helpers.py", "");
-  write(Root + "/tools/run.py", "");
+  writeTree(Root, {{"pyproject.toml", PyProject},
+                   {"pkg/__init__.py", ""},
+                   {"pkg/data.py", ""},
+                   {"src/lib/__init__.py", ""},
+                   {"scripts/train.py", ""},
+                   {"scripts/helpers.py", ""},
+                   {"tools/run.py", ""}});
   ProjectIndex Index(ProjectRoot{Root, {}});
   for (const std::string &From : {Root + "/scripts", Root + "/tools", Root}) {
     EXPECT_EQ(Index.fileOf("pkg.data", From), Root + "/pkg/data.py") << From;
@@ -74,14 +82,14 @@ TEST(ProjectIndex, AStarImportedModuleThatDoesNotDefineANameIsNotSummarisedForIt
   // defines the class asked for. Their import tables say they do not define it: no parse of
   // theirs for a full summary.
   std::string Root = test::tempDir();
-  write(Root + "/pyproject.toml", "[project]\nname = \"p\"\n");
-  write(Root + "/pkg/__init__.py", "from .dummies import *\nfrom .more_dummies import *\nfrom .nets import *\n");
-  write(Root + "/pkg/dummies.py", "class Other:\n    pass\n\nNET_NAME = 'Net'\n");
-  write(Root + "/pkg/more_dummies.py", "from .helpers import helper\n\nclass Another:\n    pass\n");
-  write(Root + "/pkg/helpers.py", "def helper():\n    return 1\n");
-  write(Root + "/pkg/nets.py", "from torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
-                              "        super().__init__()\n        self.fc = nn.Linear(2, 2)\n");
-  write(Root + "/train.py", "from pkg import Net\n");
+  writeTree(Root, {{"pyproject.toml", PyProject},
+                   {"pkg/__init__.py", "from .dummies import *\nfrom .more_dummies import *\nfrom .nets import *\n"},
+                   {"pkg/dummies.py", "class Other:\n    pass\n\nNET_NAME = 'Net'\n"},
+                   {"pkg/more_dummies.py", "from .helpers import helper\n\nclass Another:\n    pass\n"},
+                   {"pkg/helpers.py", "def helper():\n    return 1\n"},
+                   {"pkg/nets.py", "from torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+                                   "        super().__init__()\n        self.fc = nn.Linear(2, 2)\n"},
+                   {"train.py", "from pkg import Net\n"}});
   ProjectIndex Index(ProjectRoot{Root, {}});
   ProjectIndex::FileView View(Index, Root + "/train.py");
   std::string Name;
