@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the corpus benchmark over the Python sources of Debian's PyTorch packages:
-# tree-sitter parse time against torchlint's full analysis, one thread and all cores; then
+# tree-sitter parse time against torchlint's full analysis, one thread and all cores, and the
+# same comparison file by file (the "paired" line: each file's parse and lint timed back to
+# back, the figure to trust on a machine whose speed drifts); then
 # the peak memory of one `torchlint check` over the whole corpus (and over
 # $TORCHLINT_BENCH_BIG_TREE, a larger tree, when set); then the LSP's edit-to-diagnostics
 # latency (bench/lsp_bench.cpp).
