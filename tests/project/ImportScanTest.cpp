@@ -41,6 +41,14 @@ TEST(ImportScan, ModulesOfTheFilesOwnPackageWantWhatTheTextReadsThroughThem) {
   EXPECT_TRUE(scan("import torch.nn\ntorch.nn.Linear(2, 2)\n", "torch.train").Names.empty());
 }
 
+TEST(ImportScan, ReadsAtTheEdgesOfTheText) {
+  // A dot at the very start or end, two dots in a row, a binding read at the end of the text.
+  ImportWants W = scan(".x\nimport pkg.data as d\nd..x\nd.\nd.last");
+  EXPECT_EQ(W.Names["pkg.data"], (Names{"last"}));
+  EXPECT_EQ(W.Names.size(), 1u);
+  EXPECT_TRUE(scan("import pkg.data as d\nd.").Names.empty());
+}
+
 TEST(ImportScan, FromImportsWantTheirNamesAndPossibleSubmodules) {
   ImportWants W = scan("from pkg.data import (make_batch,  # the batches\n    Loader as L)\nL.cuda_loader(1)\n");
   EXPECT_EQ(W.Names["pkg.data"], (Names{"Loader", "make_batch"}));
