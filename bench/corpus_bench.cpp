@@ -338,6 +338,13 @@ PairedFigures measurePaired(const Corpus &C, Owned &Fresh, const PerFile &Lint, 
   return F;
 }
 
+/// The paired figure as one line of text, after \p Lead.
+void printPaired(llvm::raw_ostream &OS, const char *Lead, const PairedFigures &P, unsigned Runs) {
+  OS << Lead
+     << llvm::format("%+7.1f%% (median of %u rounds, %+.1f%% to %+.1f%%), file by file: parse %.3f s, lint %.3f s\n",
+                     P.Median, Runs, P.Low, P.High, P.Parse, P.Lint);
+}
+
 // The driver as the CLI runs it, from disk: without the cache, then with a warm one
 // (loaded from its file each round, as a fresh process would).
 struct CacheFigures {
@@ -452,10 +459,8 @@ int main(int argc, char **argv) {
   auto Refill = [&] { Fresh.refill(C); };
   auto Release = [&] { Fresh.release(); }; // the parse runs beside no lint's outcomes
   if (PairedOnly && !Check) {
-    PairedFigures P = measurePaired(C, Fresh, LintDefault, L, Default, Runs);
-    llvm::outs() << llvm::format("paired, 1 thread, default rules: %+.1f%% (median of %u rounds, %+.1f%% to %+.1f%%); "
-                                 "parse %.3f s, lint %.3f s\n",
-                                 P.Median, Runs, P.Low, P.High, P.Parse, P.Lint);
+    printPaired(llvm::outs(), "paired, 1 thread, default rules: ",
+                measurePaired(C, Fresh, LintDefault, L, Default, Runs), Runs);
     return 0;
   }
   std::vector<Measurement> Ms = measureAll({{"parse", 1, Serial(Parse), Release},
@@ -561,9 +566,7 @@ int main(int argc, char **argv) {
   for (const auto &R : Ratios)
     OS << llvm::format("  %-14s %3u thread(s): %+7.1f%% (medians)  %+7.1f%% (bests)\n", R.Name.c_str(), R.Threads,
                        R.Median, R.Best);
-  OS << llvm::format("  %-14s %3u thread(s): %+7.1f%% (median of %u rounds, %+.1f%% to %+.1f%%), file by file: "
-                     "parse %.3f s, lint %.3f s\n",
-                     static_cast<const char *>("paired"), 1u, Paired.Median, Runs, Paired.Low, Paired.High, Paired.Parse, Paired.Lint);
+  printPaired(OS, "  paired           1 thread(s): ", Paired, Runs);
   OS << "\nspeed-up on " << Threads
      << " threads: parse " << llvm::format("%.2fx", Ms[3].Median > 0 ? Ms[0].Median / Ms[3].Median : 0.0)
      << ", lint " << llvm::format("%.2fx", Ms[4].Median > 0 ? Ms[1].Median / Ms[4].Median : 0.0) << "\n";

@@ -158,6 +158,11 @@ void addWhole(std::string_view Dotted, ImportWants &Out) {
   Out.Whole.emplace(Dotted);
 }
 
+/// The alias of the name at \p I of an import statement's words (`c` of `a.b as c`), or empty.
+std::string_view aliasOf(const std::vector<std::string_view> &W, size_t I) {
+  return I + 2 < W.size() && W[I + 1] == "as" ? W[I + 2] : std::string_view();
+}
+
 /// A name bound to a module of the importer's own package (`import pkg.models as m`, `from pkg
 /// import models`): what the file reads through it is what it wants of the module.
 struct Binding {
@@ -232,11 +237,11 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
         if (readThroughBinding(Dotted, Module)) {
           // `import pkg.models` binds `pkg`, read as `pkg.models.x`; `import pkg.models as m`
           // binds `m`, read as `m.x`.
-          bool Aliased = I + 2 < W.size() && W[I + 1] == "as";
-          if (Aliased)
-            Bindings.push_back({W[I + 2], std::string(Dotted)});
+          std::string_view Top = Dotted.substr(0, Dotted.find('.'));
+          if (std::string_view Alias = aliasOf(W, I); !Alias.empty())
+            Bindings.push_back({Alias, std::string(Dotted)});
           else
-            Bindings.push_back({Dotted.substr(0, Dotted.find('.')), std::string(Dotted.substr(0, Dotted.find('.')))});
+            Bindings.push_back({Top, std::string(Top)});
         } else {
           addWhole(Dotted, Out);
         }
@@ -272,12 +277,14 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
       // `pkg` itself is wanted for `data` alone); what of `pkg.data` is read through the
       // bound name, or all of it where that is not followed.
       std::string Sub = From + "." + std::string(W[I]);
-      if (readThroughBinding(Sub, Module))
-        Bindings.push_back({I + 2 < W.size() && W[I + 1] == "as" ? W[I + 2] : W[I], Sub});
-      else
+      if (readThroughBinding(Sub, Module)) {
+        std::string_view Alias = aliasOf(W, I);
+        Bindings.push_back({Alias.empty() ? W[I] : Alias, Sub});
+      } else {
         Out.Whole.emplace(Sub);
+      }
       if (Named)
-        Named->push_back(From + "." + std::string(W[I]));
+        Named->push_back(std::move(Sub));
     }
   }
   if (!Bindings.empty())

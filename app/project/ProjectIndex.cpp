@@ -98,51 +98,44 @@ std::pair<std::string, bool> ProjectIndex::moduleOf(const std::string &AbsPath) 
 std::string ProjectIndex::fileOf(std::string_view Module, const std::string &FromDir) const {
   if (Module.empty() || Module.front() == '.')
     return {};
-  std::string Key = std::string(Module) + '\0' + FromDir;
-  {
+  // Answers are remembered by key: "module\0folder" for a module asked from a folder, and
+  // "module\1" for where it is under the root (or its src/), which is the same file from every
+  // folder (`numpy`, asked from each of a project's folders, is four failed stats, not four per
+  // folder).
+  auto Remembered = [this](std::string Key, auto Look) {
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      if (auto It = Files.find(Key); It != Files.end())
+        return It->second;
+    }
+    std::string Found = Look();
     std::lock_guard<std::mutex> G(Lock);
-    if (auto It = Files.find(Key); It != Files.end())
-      return It->second;
-  }
+    return Files.emplace(std::move(Key), std::move(Found)).first->second;
+  };
   std::string Rel(Module);
   for (char &C : Rel)
     if (C == '.')
       C = '/';
-  auto Look = [&](const std::string &Base) -> std::string {
+  auto In = [&](const std::string &Base) -> std::string {
     for (const std::string &Candidate : {Base + "/" + Rel + ".py", Base + "/" + Rel + "/__init__.py"})
       if (isFile(Candidate))
         return Candidate;
     return {};
   };
-  // Beside a package in site-packages are other distributions: only its own modules count.
-  bool Others = !OnlyPackage.empty() && Module.substr(0, Module.find('.')) != OnlyPackage;
-  std::string Found;
-  if (!Others) {
-    // Under the root (or its src/) a module is the same file from every folder: looked for once
-    // (`numpy`, asked from each of a project's folders, is four failed stats, not four per folder).
-    std::string RootKey = std::string(Module) + '\0';
-    bool Known = false;
-    {
-      std::lock_guard<std::mutex> G(Lock);
-      if (auto It = Files.find(RootKey); It != Files.end()) {
-        Found = It->second;
-        Known = true;
-      }
-    }
-    if (!Known) {
-      Found = Look(Root);
-      if (Found.empty())
-        Found = Look(Root + "/src");
-      std::lock_guard<std::mutex> G(Lock);
-      Files.emplace(RootKey, Found);
-    }
-  }
-  if (Found.empty() && !FromDir.empty() && !(Others && FromDir + "/" == Root + "/") &&
-      (Others || (FromDir != Root && FromDir != Root + "/src")))
-    Found = Look(FromDir);
-  std::lock_guard<std::mutex> G(Lock);
-  Files.emplace(std::move(Key), Found);
-  return Found;
+  return Remembered(std::string(Module) + '\0' + FromDir, [&] {
+    // Beside a package in site-packages are other distributions: only its own modules count.
+    bool Others = !OnlyPackage.empty() && Module.substr(0, Module.find('.')) != OnlyPackage;
+    std::string Found;
+    if (!Others)
+      Found = Remembered(std::string(Module) + '\1', [&] {
+        std::string AtRoot = In(Root);
+        return AtRoot.empty() ? In(Root + "/src") : AtRoot;
+      });
+    // Beside the importing file (a script's siblings), unless that folder was just looked in.
+    if (Found.empty() && !FromDir.empty() && FromDir != Root && (Others || FromDir != Root + "/src"))
+      Found = In(FromDir);
+    return Found;
+  });
 }
 
 const flow::ModuleSummary *ProjectIndex::tableWithout(const std::string &AbsPath, std::string_view Name,
