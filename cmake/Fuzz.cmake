@@ -24,6 +24,7 @@ endforeach()
 set(TORCHLINT_APP ${CMAKE_SOURCE_DIR}/app)
 add_library(torchlint_fuzz_app STATIC
   ${TORCHLINT_APP}/config/Config.cpp
+  ${TORCHLINT_APP}/config/Glob.cpp
   ${TORCHLINT_APP}/config/Requirements.cpp
   ${TORCHLINT_APP}/driver/FixLoop.cpp
   ${TORCHLINT_APP}/lsp/Protocol.cpp

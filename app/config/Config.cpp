@@ -1,8 +1,8 @@
 // Reading, validating and resolving configuration files.
 #include "config/Config.h"
+#include "config/Glob.h"
 
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/GlobPattern.h>
 #include <llvm/Support/Path.h>
 
 #include <toml++/toml.h>
@@ -57,20 +57,15 @@ std::string_view normalGlob(std::string_view Pattern) {
   return Pattern;
 }
 
-/// A glob that `exclude` or `per-file-ignores` can use: one LLVM's GlobPattern reads (it
-/// rejects `[z-a]`, an unclosed `[` and a trailing `\\`) and that names something.
-llvm::Error checkGlob(const std::string &Glob, const std::string &File, const toml::node &N, const std::string &Key) {
-  std::string_view P = normalGlob(Glob);
+/// A glob that `exclude` or `per-file-ignores` can use: one Glob compiles (it rejects `[z-a]`,
+/// an unclosed `[` and a trailing lone `\\`) and that names something.
+llvm::Error checkGlob(const std::string &Text, const std::string &File, const toml::node &N, const std::string &Key) {
+  std::string_view P = normalGlob(Text);
   if (P.empty())
-    return configError(File, where(N) + ": `" + Key + "`: the glob `" + Glob + "` matches nothing");
-  size_t Slashes = 0;
-  while (Slashes < P.size() && P[P.size() - 1 - Slashes] == '\\')
-    ++Slashes;
-  if (Slashes % 2)
-    return configError(File, where(N) + ": `" + Key + "`: invalid glob `" + Glob + "`: it ends with a lone `\\`");
-  auto G = llvm::GlobPattern::create(llvm::StringRef(P.data(), P.size()));
+    return configError(File, where(N) + ": `" + Key + "`: the glob `" + Text + "` matches nothing");
+  auto G = Glob::compile(P);
   if (!G)
-    return configError(File, where(N) + ": `" + Key + "`: invalid glob `" + Glob + "`: " + llvm::toString(G.takeError()));
+    return configError(File, where(N) + ": `" + Key + "`: invalid glob `" + Text + "`: " + llvm::toString(G.takeError()));
   return llvm::Error::success();
 }
 
@@ -217,7 +212,7 @@ bool matchesGlob(std::string_view Pattern, std::string_view Rel) {
   Pattern = normalGlob(Pattern);
   if (Pattern.empty())
     return false;
-  auto G = llvm::GlobPattern::create(llvm::StringRef(Pattern.data(), Pattern.size()));
+  auto G = Glob::compile(Pattern);
   if (!G) {
     llvm::consumeError(G.takeError());
     return Pattern == Rel;
@@ -229,12 +224,12 @@ bool matchesGlob(std::string_view Pattern, std::string_view Rel) {
     std::string_view Prefix = End == std::string_view::npos ? Rel : Rel.substr(0, End);
     From = End == std::string_view::npos ? Rel.size() + 1 : End + 1;
     if (Anchored) {
-      if (G->match(llvm::StringRef(Prefix.data(), Prefix.size())))
+      if (G->matches(Prefix))
         return true;
     } else {
       size_t Slash = Prefix.rfind('/');
       std::string_view Base = Slash == std::string_view::npos ? Prefix : Prefix.substr(Slash + 1);
-      if (!Base.empty() && G->match(llvm::StringRef(Base.data(), Base.size())))
+      if (!Base.empty() && G->matches(Base))
         return true;
     }
     if (From > Rel.size())

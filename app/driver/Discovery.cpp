@@ -2,7 +2,6 @@
 #include "driver/Discovery.h"
 
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/GlobPattern.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 
@@ -43,13 +42,12 @@ GitIgnore::GitIgnore(std::string D, std::string_view Text) : Dir(std::move(D)) {
     }
     if (Line.empty())
       continue;
-    auto Owned = std::make_shared<const std::string>(Line);
-    auto G = llvm::GlobPattern::create(*Owned);
+    auto G = Glob::compile(Line);
     if (!G) { // a malformed pattern matches nothing, as git treats it
       llvm::consumeError(G.takeError());
       continue;
     }
-    Patterns.push_back(Pattern{std::move(Owned), std::move(*G), Negate, DirOnly, Anchored});
+    Patterns.push_back(Pattern{std::move(*G), Negate, DirOnly, Anchored});
   }
 }
 
@@ -63,7 +61,7 @@ int GitIgnore::match(const std::string &Abs, bool IsDir) const {
   for (const auto &P : Patterns) {
     if (P.DirOnly && !IsDir)
       continue;
-    if (P.Glob.match(P.Anchored ? Rel : Base))
+    if (P.Glob.matches(P.Anchored ? std::string_view(Rel) : std::string_view(Base)))
       Result = P.Negate ? -1 : 1;
   }
   return Result;

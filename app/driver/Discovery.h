@@ -4,7 +4,7 @@
 
 #include "config/Config.h"
 
-#include <llvm/Support/GlobPattern.h>
+#include "config/Glob.h"
 
 #include <memory>
 #include <string>
@@ -35,10 +35,7 @@ public:
 
 private:
   struct Pattern {
-    // Compiled once, as match() runs for every path walked. LLVM's GlobPattern keeps
-    // references into its text, so the text lives at a fixed address beside it.
-    std::shared_ptr<const std::string> Text; // shared: copies keep the same address
-    llvm::GlobPattern Glob;
+    torchlint::Glob Glob; // compiled once, as match() runs for every path walked
     bool Negate, DirOnly, Anchored;
   };
   std::string Dir;
