@@ -28,7 +28,19 @@ std::set<std::string, std::less<>> ImportWants::wanted(std::string_view Module, 
   return Out;
 }
 
+bool ImportWants::starImported(std::string_view Module) const {
+  for (std::string_view S = Module; !S.empty();) {
+    if (Starred.count(S) || Reexported.count(S))
+      return true;
+    size_t Dot = S.find('.');
+    S = Dot == std::string_view::npos ? std::string_view() : S.substr(Dot + 1);
+  }
+  return false;
+}
+
 void ImportWants::finish() {
+  for (auto &[Package, Module] : Reexports)
+    Reexported.insert(Module);
   // Re-exports chain (`pkg/__init__` re-exports `pkg.models`, which re-exports
   // `pkg.models.resnet`): repeat until nothing changes, bounded in case of a cycle.
   for (size_t Round = 0; Round < 16; ++Round) {
@@ -266,8 +278,10 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
         if (IsPackage && From.size() > Module.size() && From.compare(0, Module.size(), Module) == 0 &&
             From[Module.size()] == '.')
           Out.Reexports.emplace_back(std::string(Module), From);
-        else
+        else {
           addWhole(From, Out);
+          Out.Starred.insert(From);
+        }
         continue;
       }
       if (W[I] == "," || W[I] == "as" || W[I - 1] == "as")

@@ -26,6 +26,9 @@ struct ImportWants {
   /// re-exports the module's names, so what is wanted of the package is wanted of the module
   /// (rather than all of it). Resolved by finish().
   std::vector<std::pair<std::string, std::string>> Reexports;
+  /// The modules star-imported outside a package's re-exports (in Whole too), and those of
+  /// Reexports (filled by finish()): the ones whose import tables are read, for starImported().
+  std::set<std::string, std::less<>> Starred, Reexported;
 
   /// Carries what is wanted of re-exporting packages to the modules they re-export; call once
   /// every file is scanned, before wanted().
@@ -36,6 +39,11 @@ struct ImportWants {
   /// but Python also finds a script's siblings beside it (`data` for `scripts/data.py`), so every
   /// dotted suffix of \p Module counts too.
   std::set<std::string, std::less<>> wanted(std::string_view Module, bool &All) const;
+
+  /// Whether a file of the batch star-imports \p Module (a package's re-export included), so that
+  /// its import table is read for the names it binds, wanted or not. Dotted suffixes count, as
+  /// in wanted().
+  bool starImported(std::string_view Module) const;
 };
 
 /// Adds the imports of the Python source \p Text, whose module is \p Module (a package's

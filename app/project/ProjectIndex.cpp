@@ -305,15 +305,21 @@ void ProjectIndex::store(const std::string &AbsPath, const FileContext &File, bo
   }
   auto [Module, Package] = moduleOf(AbsPath);
   (void)Package;
-  // A full summary holds the import table too (summary() answers table-only questions with it):
-  // the table alone is kept only where the full summary must wait.
-  std::unique_ptr<flow::ModuleSummary> Table =
-      StarsResolved ? nullptr : build(AbsPath, File, Module, /*TableOnly=*/true);
   // Only what the batch's files import is summarised; a name nobody imports is summarised when
   // first asked (FileView::definitionFrom). Wants is written before the batch starts.
   bool All = false;
   std::set<std::string, std::less<>> Only = isTorchName(Module) ? std::set<std::string, std::less<>>()
                                                                 : Wants.wanted(Module, All);
+  // A module the batch neither imports names from nor star-imports gets nothing, not even its
+  // import table: most of a library's modules are leaves (and of a `torch.*` module only the
+  // table is ever read, its names being the PyTorch table's). One asked for after all is
+  // summarised from a parse of its own, as any unforeseen name is.
+  if (!All && Only.empty() && !Wants.starImported(Module))
+    return;
+  // A full summary holds the import table too (summary() answers table-only questions with it):
+  // the table alone is kept only where the full summary must wait.
+  std::unique_ptr<flow::ModuleSummary> Table =
+      StarsResolved ? nullptr : build(AbsPath, File, Module, /*TableOnly=*/true);
   std::unique_ptr<flow::ModuleSummary> Full =
       StarsResolved ? build(AbsPath, File, Module, false, All ? nullptr : &Only) : nullptr;
   if (Full)

@@ -3,6 +3,8 @@
 
 #include "TestUtil.h"
 
+#include <llvm/Support/FileSystem.h>
+
 #include <gtest/gtest.h>
 
 namespace torchlint {
@@ -119,6 +121,39 @@ TEST(LintFiles, AWarmRunTakesUnchangedModulesSummariesFromTheCache) {
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_TRUE(Out[0].Diagnostics.empty());
   EXPECT_EQ(P.forFile(Root + "/train.py")->reused(), 1u) << "config.py's summary still holds";
+}
+
+// A batch summarises the modules its files import, and no other: a library's leaves (scripts,
+// tests, modules only `torch` itself would import) cost their lint and nothing more. A package
+// that star-imports a module reads that module's import table, wanted names or not.
+TEST(LintFiles, ABatchSummarisesOnlyTheModulesItsFilesImport) {
+  std::string Root = test::tempDir();
+  test::writeFile(Root + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  llvm::sys::fs::create_directories(Root + "/pkg");
+  test::writeFile(Root + "/pkg/__init__.py", "from .consts import *\n");
+  test::writeFile(Root + "/pkg/consts.py", "import torch\n\nDEVICE = torch.device(\"cuda\")\n");
+  test::writeFile(Root + "/pkg/data.py", "import torch\n\n\ndef batch(n):\n    return torch.randn(n, 4)\n");
+  test::writeFile(Root + "/pkg/leaf.py", "import torch\n\n\ndef unused(n):\n    return torch.ones(n)\n");
+  test::writeFile(Root + "/train.py", "import torch.nn as nn\nfrom pkg import DEVICE\nfrom pkg.data import batch\n\n"
+                                      "model = nn.Linear(4, 2).to(DEVICE)\nout = model(batch(3))\n");
+  ConfigResolver Resolver(rules::registry(), {});
+  Linter L(rules::registry());
+  Discovery D = discoverFiles({Root}, Resolver, false);
+  ASSERT_EQ(D.Files.size(), 5u);
+  for (unsigned Jobs : {1u, 2u}) {
+    Projects P;
+    std::vector<FileOutcome> Out = lintFiles(D.Files, L, Resolver, Jobs, nullptr, &P);
+    size_t Findings = 0;
+    for (size_t I = 0; I < Out.size(); ++I) {
+      bool Train = D.Files[I].Path.find("train.py") != std::string::npos;
+      EXPECT_EQ(Out[I].Diagnostics.size(), Train ? 1u : 0u) << D.Files[I].Path;
+      Findings += Out[I].Diagnostics.size();
+    }
+    EXPECT_EQ(Findings, 1u) << "the batch of pkg.data meets the model on pkg's DEVICE";
+    // pkg (DEVICE is imported from it), its star-imported consts (the table that binds DEVICE
+    // there) and pkg.data: not pkg.leaf, nor train.py.
+    EXPECT_EQ(P.forFile(Root + "/train.py")->summarised(), 3u) << "jobs " << Jobs;
+  }
 }
 
 } // namespace

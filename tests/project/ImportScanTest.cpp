@@ -82,6 +82,24 @@ TEST(ImportScan, StarImportsWantEverything) {
   EXPECT_TRUE(All);
 }
 
+TEST(ImportScan, StarImportedModulesAreTheOnesWhoseTablesAreRead) {
+  // A star import reads the module's import table, whatever is wanted of it: PyTorch's own
+  // modules too (`from torch.nn.modules import *` in torch), whose names are never wanted.
+  ImportWants W;
+  scanImports("from torch.nn.modules import *\nimport torch.optim\nfrom .helpers import *\n", "torch.nn", true, W);
+  scanImports("from .layers import *\n", "lib", /*IsPackage=*/true, W);
+  scanImports("import lib.data\nfrom lib.models import Net\n", "train", false, W);
+  W.finish();
+  EXPECT_TRUE(W.starImported("torch.nn.modules"));
+  EXPECT_TRUE(W.starImported("torch.nn.helpers")); // a package re-exporting its module
+  EXPECT_TRUE(W.starImported("lib.layers"));
+  EXPECT_TRUE(W.starImported("src.lib.layers")); // as wanted() reads a module: its dotted suffixes
+  EXPECT_FALSE(W.starImported("torch.optim"));  // imported whole, not starred
+  EXPECT_FALSE(W.starImported("lib.data"));
+  EXPECT_FALSE(W.starImported("lib.models"));
+  EXPECT_FALSE(W.starImported("lib"));
+}
+
 TEST(ImportScan, APackageReexportingItsModulesPassesOnWhatItsImportersWant) {
   // torchvision's layout: `models/__init__.py` star-imports each model module, and files
   // import single models from the package.
