@@ -70,6 +70,19 @@ TEST(Glob, MalformedPatternsAreRejected) {
   EXPECT_EQ(errorOf("a\\\\"), ""); // an escaped backslash
 }
 
+/// Every string over \p Alphabet of at most \p MaxLength characters, shortest first.
+std::vector<std::string> everyString(std::string_view Alphabet, size_t MaxLength) {
+  std::vector<std::string> Out{""};
+  for (size_t From = 0, Length = 0; Length < MaxLength; ++Length) {
+    size_t To = Out.size();
+    for (size_t I = From; I < To; ++I)
+      for (char C : Alphabet)
+        Out.push_back(Out[I] + C);
+    From = To;
+  }
+  return Out;
+}
+
 /// The definition, tried every way: exponential, for small inputs only.
 bool reference(std::string_view P, std::string_view S) {
   if (P.empty())
@@ -86,22 +99,7 @@ bool reference(std::string_view P, std::string_view S) {
 TEST(Glob, AgreesWithTheDefinitionOnEverySmallPattern) {
   // Every pattern of up to 5 tokens over {a, b, ?, *} against every text of up to 6
   // characters over {a, b, /}.
-  const std::string PatternAlphabet = "ab?*", TextAlphabet = "ab/";
-  std::vector<std::string> Patterns{""}, Texts{""};
-  for (size_t From = 0, Len = 0; Len < 5; ++Len) {
-    size_t To = Patterns.size();
-    for (size_t I = From; I < To; ++I)
-      for (char C : PatternAlphabet)
-        Patterns.push_back(Patterns[I] + C);
-    From = To;
-  }
-  for (size_t From = 0, Len = 0; Len < 6; ++Len) {
-    size_t To = Texts.size();
-    for (size_t I = From; I < To; ++I)
-      for (char C : TextAlphabet)
-        Texts.push_back(Texts[I] + C);
-    From = To;
-  }
+  std::vector<std::string> Patterns = everyString("ab?*", 5), Texts = everyString("ab/", 6);
   size_t Disagreements = 0, Matches = 0;
   for (auto &P : Patterns) {
     auto G = Glob::compile(P);
