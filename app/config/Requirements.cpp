@@ -259,13 +259,19 @@ std::string absolutePath(const std::string &Path) {
   return std::string(Abs);
 }
 
+bool hasProjectMarker(const std::string &Dir) {
+  for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
+    if (llvm::sys::fs::exists(Dir + "/" + Marker))
+      return true;
+  return false;
+}
+
 std::string projectRoot(const std::string &Path) {
   std::string Abs = absolutePath(Path);
   std::string Dir = llvm::sys::fs::is_directory(Abs) ? Abs : std::string(llvm::sys::path::parent_path(Abs));
   while (!Dir.empty()) {
-    for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
-      if (llvm::sys::fs::exists(Dir + "/" + Marker))
-        return Dir;
+    if (hasProjectMarker(Dir))
+      return Dir;
     std::string Parent(llvm::sys::path::parent_path(Dir));
     if (Parent == Dir)
       break;

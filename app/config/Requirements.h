@@ -26,6 +26,9 @@ std::optional<TorchVersion> torchLowerBound(std::string_view Requirement, bool P
 /// \p Path made absolute, without `.` and `..` components.
 std::string absolutePath(const std::string &Path);
 
+/// Whether folder \p Dir holds pyproject.toml, setup.py, setup.cfg or .git: a project's root.
+bool hasProjectMarker(const std::string &Dir);
+
 /// The project root of a file or folder: the nearest folder above it holding
 /// pyproject.toml, setup.py, setup.cfg or .git (as Ruff and Pyright find theirs); empty when
 /// there is none.

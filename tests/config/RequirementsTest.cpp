@@ -95,6 +95,8 @@ TEST(Requirements, SettingsTakeConfigThenDeclaredThenCurrent) {
                               {"requirements.txt", "torch>=1.12\n"},
                               {"pkg/pyproject.toml", "[project]\nname = 'pkg'\n"},
                               {"pkg/m.py", "import torch\n"},
+                              {"pkg/sub/deep/m.py", "import torch\n"},
+                              {"src/a/b/m.py", "import torch\n"},
                               {"pinned/torchlint.toml", "target-torch-version = \"2.6\"\n"},
                               {"pinned/m.py", "import torch\n"}});
   ConfigResolver Res(rules::registry(), {});
@@ -107,6 +109,9 @@ TEST(Requirements, SettingsTakeConfigThenDeclaredThenCurrent) {
   LintSettings S = Settings(Root + "/pkg/m.py");
   EXPECT_EQ(S.target(), (TorchVersion{1, 12}));
   EXPECT_EQ(S.describeTarget(), "PyTorch 1.12 (torch>=1.12 in requirements.txt)");
+  // Folders without a marker declare what the folders above them do, whichever is asked first.
+  for (const char *File : {"/src/a/b/m.py", "/pkg/sub/deep/m.py"})
+    EXPECT_EQ(Settings(Root + File).describeTarget(), "PyTorch 1.12 (torch>=1.12 in requirements.txt)") << File;
   S = Settings(Root + "/pinned/m.py");
   EXPECT_EQ(S.target(), (TorchVersion{2, 6}));
   EXPECT_EQ(S.TargetSource, "target-torch-version in torchlint.toml");
@@ -133,6 +138,16 @@ TEST(Requirements, PyTorchsOwnPackageRunsWithItsOwnVersion) {
   EXPECT_EQ(D->Lower, (TorchVersion{1, 13}));
   EXPECT_FALSE(enclosingTorchPackage(Root + "/site/vision")) << "a folder that only depends on torch";
   EXPECT_FALSE(enclosingTorchPackage(Root + "/site")) << "above the package";
+  // The same through the resolver, which asks each folder once: below the package's folder,
+  // in it, and beside it.
+  ConfigResolver Res(rules::registry(), {});
+  for (auto [File, Want] : {std::pair{"/site/torch/cuda/amp/autocast_mode.py", true},
+                            std::pair{"/site/torch/version.py", true}, std::pair{"/site/vision/torch_utils.py", false}}) {
+    auto C = Res.forPath(Root + File);
+    ASSERT_TRUE(bool(C));
+    LintSettings S = Res.settingsFor(**C, Root + File);
+    EXPECT_EQ(S.TargetTorch == std::optional<TorchVersion>(TorchVersion{1, 13}), Want) << File;
+  }
 }
 
 } // namespace
