@@ -313,9 +313,13 @@ void ProjectIndex::store(const std::string &AbsPath, const FileContext &File, bo
   // A module the batch neither imports names from nor star-imports gets nothing, not even its
   // import table: most of a library's modules are leaves (and of a `torch.*` module only the
   // table is ever read, its names being the PyTorch table's). One asked for after all is
-  // summarised from a parse of its own, as any unforeseen name is.
-  if (!All && Only.empty() && !Wants.starImported(Module))
+  // summarised from a parse of its own, as any unforeseen name is: no longer pending, so that a
+  // lint asking for it now is answered, not linted again after the batch.
+  if (!All && Only.empty() && !Wants.starImported(Module)) {
+    std::lock_guard<std::mutex> G(Lock);
+    Pending.erase(AbsPath);
     return;
+  }
   // A full summary holds the import table too (summary() answers table-only questions with it):
   // the table alone is kept only where the full summary must wait.
   std::unique_ptr<flow::ModuleSummary> Table =
