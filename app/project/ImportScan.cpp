@@ -12,35 +12,39 @@
 
 namespace torchlint {
 
+namespace {
+
+/// \p S without its first dotted component (`b.c` of `a.b.c`), empty after the last: with
+/// `for (S = Module; !S.empty(); S = withoutFirst(S))`, a module and each of its dotted suffixes.
+std::string_view withoutFirst(std::string_view S) {
+  size_t Dot = S.find('.');
+  return Dot == std::string_view::npos ? std::string_view() : S.substr(Dot + 1);
+}
+
+} // namespace
+
 std::set<std::string, std::less<>> ImportWants::wanted(std::string_view Module, bool &All) const {
   std::set<std::string, std::less<>> Out;
   All = false;
-  for (std::string_view S = Module; !S.empty();) {
+  for (std::string_view S = Module; !S.empty(); S = withoutFirst(S)) {
     if (Whole.count(S)) {
       All = true;
       return {};
     }
     if (auto It = Names.find(std::string(S)); It != Names.end())
       Out.insert(It->second.begin(), It->second.end());
-    size_t Dot = S.find('.');
-    S = Dot == std::string_view::npos ? std::string_view() : S.substr(Dot + 1);
   }
   return Out;
 }
 
 bool ImportWants::starImported(std::string_view Module) const {
-  for (std::string_view S = Module; !S.empty();) {
-    if (Starred.count(S) || Reexported.count(S))
+  for (std::string_view S = Module; !S.empty(); S = withoutFirst(S))
+    if (Starred.count(S))
       return true;
-    size_t Dot = S.find('.');
-    S = Dot == std::string_view::npos ? std::string_view() : S.substr(Dot + 1);
-  }
   return false;
 }
 
 void ImportWants::finish() {
-  for (auto &[Package, Module] : Reexports)
-    Reexported.insert(Module);
   // Re-exports chain (`pkg/__init__` re-exports `pkg.models`, which re-exports
   // `pkg.models.resnet`): repeat until nothing changes, bounded in case of a cycle.
   for (size_t Round = 0; Round < 16; ++Round) {
@@ -273,15 +277,14 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
       Named->push_back(From);
     for (size_t I = 3; I < W.size(); ++I) {
       if (W[I] == "*") {
+        Out.Starred.insert(From);
         // A package's `__init__.py` re-exporting its own submodule: only what the package's
         // importers want of it. Anywhere else, the file may call any name it bound.
         if (IsPackage && From.size() > Module.size() && From.compare(0, Module.size(), Module) == 0 &&
             From[Module.size()] == '.')
           Out.Reexports.emplace_back(std::string(Module), From);
-        else {
+        else
           addWhole(From, Out);
-          Out.Starred.insert(From);
-        }
         continue;
       }
       if (W[I] == "," || W[I] == "as" || W[I - 1] == "as")

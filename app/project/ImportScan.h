@@ -26,9 +26,9 @@ struct ImportWants {
   /// re-exports the module's names, so what is wanted of the package is wanted of the module
   /// (rather than all of it). Resolved by finish().
   std::vector<std::pair<std::string, std::string>> Reexports;
-  /// The modules star-imported outside a package's re-exports (in Whole too), and those of
-  /// Reexports (filled by finish()): the ones whose import tables are read, for starImported().
-  std::set<std::string, std::less<>> Starred, Reexported;
+  /// Every module a file star-imports, re-exported or not: the ones whose import tables are
+  /// read, for starImported().
+  std::set<std::string, std::less<>> Starred;
 
   /// Carries what is wanted of re-exporting packages to the modules they re-export; call once
   /// every file is scanned, before wanted().
