@@ -386,30 +386,28 @@ std::optional<DeclaredTorch> ConfigResolver::declaredAbove(const std::string &Di
       return It->second;
   }
   std::optional<DeclaredTorch> Found;
-  // A folder that is no project root, and not PyTorch's own package folder, declares what its
-  // parent does: each folder of a tree is then looked at once, not once per folder below it.
   std::string Abs = absolutePath(Key);
-  std::string Parent(llvm::sys::path::parent_path(Abs));
-  bool Plain = !Parent.empty() && Parent != Abs && llvm::sys::path::filename(Abs) != "torch" &&
-               llvm::sys::fs::is_directory(Abs) && !hasProjectMarker(Abs);
-  if (Plain) {
-    Found = declaredAbove(Parent);
-    std::lock_guard<std::mutex> Lock(DeclaredMu);
-    return Declared.emplace(Key, Found).first->second;
+  std::string Up(llvm::sys::path::parent_path(Abs));
+  if (!Up.empty() && Up != Abs && llvm::sys::path::filename(Abs) != "torch" && llvm::sys::fs::is_directory(Abs) &&
+      !hasProjectMarker(Abs)) {
+    // A folder that is no project root, and not PyTorch's own package folder, declares what its
+    // parent does: each folder of a tree is then looked at once, not once per folder below it.
+    Found = declaredAbove(Up);
+  } else {
+    // The nearest project root that declares torch; a package's own pyproject.toml inside a
+    // repository may leave torch to the repository's requirements. The search stops at the
+    // repository's top (.git).
+    for (std::string Root = projectRoot(Key); !Root.empty();) {
+      if ((Found = declaredTorch(Root)) || llvm::sys::fs::exists(Root + "/.git"))
+        break;
+      std::string Parent(llvm::sys::path::parent_path(Root));
+      if (Parent == Root)
+        break;
+      Root = projectRoot(Parent);
+    }
+    if (!Found)
+      Found = enclosingTorchPackage(Key);
   }
-  // The nearest project root that declares torch; a package's own pyproject.toml inside a
-  // repository may leave torch to the repository's requirements. The search stops at the
-  // repository's top (.git).
-  for (std::string Root = projectRoot(Key); !Root.empty();) {
-    if ((Found = declaredTorch(Root)) || llvm::sys::fs::exists(Root + "/.git"))
-      break;
-    std::string Parent(llvm::sys::path::parent_path(Root));
-    if (Parent == Root)
-      break;
-    Root = projectRoot(Parent);
-  }
-  if (!Found)
-    Found = enclosingTorchPackage(Key);
   std::lock_guard<std::mutex> Lock(DeclaredMu);
   return Declared.emplace(Key, Found).first->second;
 }
