@@ -87,11 +87,14 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     return subscript(E);
   if (K == "call")
     return call(E);
-  if (K == "list" || K == "tuple" || K == "expression_list" || K == "dictionary" || K == "set" ||
-      K == "keyword_argument" || K == "pair" || K == "list_splat" || K == "dictionary_splat" ||
-      K == "concatenated_string") {
+  if (K == "keyword_argument") { // its name is no expression
+    eval(field(E, "value"));
+    return {};
+  }
+  if (K == "list" || K == "tuple" || K == "expression_list" || K == "dictionary" || K == "set" || K == "pair" ||
+      K == "list_splat" || K == "dictionary_splat" || K == "concatenated_string") {
     for (TSNode C : namedChildren(E))
-      eval(K == "keyword_argument" ? field(E, "value") : C);
+      eval(C);
     return {};
   }
   if (K == "true" || K == "false")
@@ -159,14 +162,15 @@ Value DeviceFlow::Impl::attribute(TSNode E) {
 
 // `batch[0]`, `x[idx]`: a tensor's element on its device, a batch's tensors.
 Value DeviceFlow::Impl::subscript(TSNode E) {
-  Value O = eval(field(E, "value"));
+  TSNode Object = field(E, "value");
+  Value O = eval(Object);
   for (TSNode C : namedChildren(E))
-    if (!ts_node_eq(C, field(E, "value")))
+    if (!ts_node_eq(C, Object))
       eval(C);
   Value Known = lookup(E);
   if (Known.Kind != ValueKind::Unknown)
     return Known;
-  if (Value I = whereIndex(field(E, "value")); I.Kind != ValueKind::Unknown)
+  if (Value I = whereIndex(Object); I.Kind != ValueKind::Unknown)
     return I;
   if (O.Kind == ValueKind::Batch) {
     Value V = O;

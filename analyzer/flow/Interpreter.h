@@ -40,6 +40,8 @@ struct State {
   bool Reachable = true;
 };
 State joinStates(const State &A, const State &B);
+/// \p A becomes the join of \p A and \p B, without building a third state.
+void joinInto(State &A, const State &B);
 bool sameState(const State &A, const State &B);
 /// A loop head that would not settle: what \p Old and \p New agree on, the rest unknown.
 State widenStates(const State &Old, const State &New);

@@ -7,30 +7,40 @@
 
 namespace torchlint::flow {
 
-State joinStates(const State &A, const State &B) {
-  if (!A.Reachable)
-    return B;
+void joinInto(State &A, const State &B) {
+  if (!A.Reachable) {
+    A = B;
+    return;
+  }
   if (!B.Reachable)
-    return A;
-  State J;
-  for (auto &[K, Va] : A.V) {
-    auto It = B.V.find(K);
-    if (It == B.V.end())
+    return;
+  // In place: a name only one path binds, or that the paths leave with nothing in common, goes.
+  for (auto It = A.V.begin(); It != A.V.end();) {
+    auto Other = B.V.find(It->first);
+    Value V = Other == B.V.end() ? Value() : join(It->second, Other->second);
+    if (V.Kind == ValueKind::Unknown && !V.Flags) {
+      It = A.V.erase(It);
       continue;
-    Value V = join(Va, It->second);
-    if (V.Kind != ValueKind::Unknown || V.Flags)
-      J.V.emplace(K, V);
+    }
+    It->second = V;
+    ++It;
   }
   // An optimizer's loaded state on either path: a bug on one path is a bug.
-  for (auto &[K, Oa] : A.O) {
-    auto It = B.O.find(K);
-    if (It == B.O.end() || It->second.Model != Oa.Model || !(It->second.Created == Oa.Created))
+  for (auto It = A.O.begin(); It != A.O.end();) {
+    auto Other = B.O.find(It->first);
+    if (Other == B.O.end() || Other->second.Model != It->second.Model || !(Other->second.Created == It->second.Created)) {
+      It = A.O.erase(It);
       continue;
-    OptimizerFacts O = Oa;
-    if (!O.Loaded)
-      O.Loaded = It->second.Loaded;
-    J.O.emplace(K, O);
+    }
+    if (!It->second.Loaded)
+      It->second.Loaded = Other->second.Loaded;
+    ++It;
   }
+}
+
+State joinStates(const State &A, const State &B) {
+  State J = A;
+  joinInto(J, B);
   return J;
 }
 
@@ -109,7 +119,7 @@ void DeviceFlow::Impl::statement(TSNode S) {
     F->S.Reachable = false;
   } else if (K == "break_statement" || K == "continue_statement") {
     if (!F->LoopJumps.empty())
-      F->LoopJumps.back() = joinStates(F->LoopJumps.back(), F->S);
+      joinInto(F->LoopJumps.back(), F->S);
     F->S.Reachable = false;
   } else if (K == "function_definition" || K == "class_definition") {
     unbind(Text(field(S, "name")));
@@ -175,16 +185,16 @@ void DeviceFlow::Impl::ifStatement(TSNode S) {
       eval(field(C, "condition"));
       Entry = F->S;
       block(field(C, "consequence"));
-      Out = joinStates(Out, F->S);
+      joinInto(Out, F->S);
     } else if (is(C, "else_clause")) {
       F->S = Entry;
       block(field(C, "body"));
-      Out = joinStates(Out, F->S);
+      joinInto(Out, F->S);
       HasElse = true;
     }
   }
   if (!HasElse)
-    Out = joinStates(Out, Entry);
+    joinInto(Out, Entry);
   --F->IfDepth;
   F->S = std::move(Out);
 }
@@ -204,7 +214,7 @@ void DeviceFlow::Impl::tryStatement(TSNode S) {
       for (TSNode B : namedChildren(C))
         if (is(B, "block"))
           block(B);
-      Out = joinStates(Out, F->S);
+      joinInto(Out, F->S);
     } else if (is(C, "else_clause")) {
       F->S = Body;
       block(field(C, "body"));
@@ -219,8 +229,10 @@ void DeviceFlow::Impl::tryStatement(TSNode S) {
           block(B);
     }
   }
-  if (!Finally)
-    F->S = joinStates(Out, Body);
+  if (!Finally) {
+    joinInto(Out, Body);
+    F->S = std::move(Out);
+  }
 }
 
 void DeviceFlow::Impl::withStatement(TSNode S) {
@@ -285,7 +297,8 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
     block(Body);
     State Jumps = std::move(F->LoopJumps.back());
     F->LoopJumps.pop_back();
-    End = joinStates(F->S, Jumps);
+    joinInto(F->S, Jumps);
+    End = std::move(F->S); // F->S is assigned again before it is read
     if (Deep || Iter == Joins + 2)
       break;
     State Next = joinStates(Entry, End);
@@ -295,7 +308,8 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
   }
   F->Loops.pop_back();
   F->LoopIfDepth.pop_back();
-  F->S = joinStates(Entry, End);
+  joinInto(Entry, End);
+  F->S = std::move(Entry);
   if (!ts_node_is_null(Target) && !IsWhile)
     bindUnknown(Target); // the last element, or none: nothing certain
   for (TSNode C : namedChildren(S))
