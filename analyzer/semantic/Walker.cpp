@@ -9,6 +9,9 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace torchlint {
 
@@ -623,8 +626,7 @@ private:
       std::string_view Src = Text.source();
       const char *P = Src.data() + B, *End = Src.data() + Src.size();
       while (true) {
-        while (P < End && inertChar(*P))
-          ++P;
+        P = skipInertBytes(P, End);
         if (P < End && *P == 'l' && !(End - P >= 6 && std::memcmp(P, "lambda", 6) == 0)) {
           ++P;
           continue;
@@ -660,6 +662,35 @@ private:
 
   /// Inert bytes other than `l`, which inert() tests apart (it may start `lambda`).
   static bool inertChar(char C) { return InertTable[static_cast<unsigned char>(C)]; }
+  /// The first byte at or after \p P that is not inertChar(), or \p End. Sixteen bytes at a
+  /// time where SSE2 is there: this scan reads most of the file's bytes once, and a byte at a
+  /// time it cost the walk as much as all its table look-ups together.
+  static const char *skipInertBytes(const char *P, const char *End) {
+#if defined(__SSE2__)
+    // x in [Lo, Lo + N) as unsigned bytes: (x - Lo) ^ 0x80 < N ^ 0x80 as signed ones.
+    auto InRange = [](__m128i X, char Lo, int N) {
+      __m128i Bias = _mm_set1_epi8(static_cast<char>(0x80));
+      return _mm_cmplt_epi8(_mm_xor_si128(_mm_sub_epi8(X, _mm_set1_epi8(Lo)), Bias),
+                            _mm_set1_epi8(static_cast<char>(N ^ 0x80)));
+    };
+    static constexpr std::string_view Punctuation = "_ \t\r\n\\.,=:[])'\"";
+    for (; End - P >= 16; P += 16) {
+      __m128i B = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
+      // Letters of either case but a lowercase `l`, digits, and UTF-8's bytes (the sign bit).
+      __m128i Letter = _mm_andnot_si128(_mm_cmpeq_epi8(B, _mm_set1_epi8('l')),
+                                        InRange(_mm_or_si128(B, _mm_set1_epi8(0x20)), 'a', 26));
+      __m128i Inert = _mm_or_si128(_mm_or_si128(Letter, InRange(B, '0', 10)), _mm_cmplt_epi8(B, _mm_setzero_si128()));
+#pragma GCC unroll 16
+      for (char C : Punctuation)
+        Inert = _mm_or_si128(Inert, _mm_cmpeq_epi8(B, _mm_set1_epi8(C)));
+      if (unsigned Stop = ~static_cast<unsigned>(_mm_movemask_epi8(Inert)) & 0xFFFF)
+        return P + __builtin_ctz(Stop);
+    }
+#endif
+    while (P < End && inertChar(*P))
+      ++P;
+    return P;
+  }
   static constexpr std::array<bool, 256> InertTable = [] {
     std::array<bool, 256> T{};
     for (int C = 0; C < 256; ++C)

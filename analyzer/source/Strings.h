@@ -36,17 +36,11 @@ inline size_t findNoCase(std::string_view Hay, std::string_view Needle, size_t F
 inline bool containsNoCase(std::string_view Hay, std::string_view Needle) {
   return findNoCase(Hay, Needle) != std::string_view::npos;
 }
-/// The offset of \p Needle in \p Hay at or after \p From, or npos. glibc's memmem skips
-/// through the text; string_view::find stops at every occurrence of the first byte. (memmem's
-/// pointers are declared nonnull: an empty text never reaches it.)
-inline size_t findBytes(std::string_view Hay, std::string_view Needle, size_t From = 0) {
-  if (From > Hay.size() || Hay.size() - From < Needle.size())
-    return std::string_view::npos;
-  if (Needle.empty())
-    return From;
-  const void *P = memmem(Hay.data() + From, Hay.size() - From, Needle.data(), Needle.size());
-  return P ? static_cast<size_t>(static_cast<const char *>(P) - Hay.data()) : std::string_view::npos;
-}
+/// The offset of \p Needle in \p Hay at or after \p From, or npos. The flow and the
+/// semantic model search whole files and functions with it: sixteen positions at a time where
+/// SSE2 is there (those whose first and last bytes match are compared), then glibc's memmem
+/// for the tail (string_view::find stops at every occurrence of the first byte).
+size_t findBytes(std::string_view Hay, std::string_view Needle, size_t From = 0);
 /// Whether \p Hay holds \p Needle (findBytes).
 inline bool containsBytes(std::string_view Hay, std::string_view Needle) {
   return findBytes(Hay, Needle) != std::string_view::npos;

@@ -1,0 +1,45 @@
+// The byte search the flow and the semantic model run over whole files.
+#include "source/Strings.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace torchlint {
+namespace {
+
+TEST(FindBytes, EdgesOfTheTextAndOfTheSixteenByteBlocks) {
+  std::string Text(70, 'x');
+  Text.replace(15, 4, "nccl"); // across the first block's end
+  Text.replace(66, 4, "nccl"); // the last bytes: in the tail
+  EXPECT_EQ(findBytes(Text, "nccl"), 15u);
+  EXPECT_EQ(findBytes(Text, "nccl", 16), 66u);
+  EXPECT_EQ(findBytes(Text, "nccl", 67), std::string_view::npos);
+  EXPECT_EQ(findBytes(Text, "l", 69), 69u);
+  EXPECT_EQ(findBytes(Text, "", 70), 70u);
+  EXPECT_EQ(findBytes(Text, "", 71), std::string_view::npos);
+  EXPECT_EQ(findBytes("", "a"), std::string_view::npos);
+  EXPECT_EQ(findBytes("ab", "abc"), std::string_view::npos);
+  // First and last bytes that match where the middle does not.
+  EXPECT_EQ(findBytes("nxxl nccx ncclnccl", "nccl"), 10u);
+}
+
+TEST(FindBytes, AgreesWithStringFindOnRandomTexts) {
+  // Few letters, so that needles occur often and their first and last bytes more often.
+  std::mt19937 Rng(7);
+  auto Random = [&](size_t Size) {
+    std::string S(Size, ' ');
+    for (char &C : S)
+      C = "ab.\xc3"[Rng() % 4];
+    return S;
+  };
+  for (int I = 0; I < 20000; ++I) {
+    std::string Hay = Random(Rng() % 80), Needle = Random(Rng() % 6);
+    size_t From = Rng() % (Hay.size() + 2);
+    ASSERT_EQ(findBytes(Hay, Needle, From), std::string_view(Hay).find(Needle, From))
+        << "`" << Needle << "` in `" << Hay << "` from " << From;
+  }
+}
+
+} // namespace
+} // namespace torchlint
