@@ -224,6 +224,7 @@ private:
                // module, expression statements and assignments (which hold assignments)
     Statement, // a simple statement (`return x`, `import a.b`): inert text without quotes
     Inert,     // an expression: inert text
+    Parameters, // a parameter list: inert text that names no device (see skipOf())
   };
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
     Frame F{0, 0, 0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0, 0};
@@ -520,6 +521,12 @@ private:
       B += static_cast<uint32_t>(CalleeOpen) + 1;
     if (!inert(B, E))
       return false;
+    if (How == Skip::Parameters) {
+      // A device-named parameter's default is where a file chooses its device (note()): any
+      // name mentionsDeviceWord() accepts holds one of these.
+      std::string_view T = Text(N);
+      return !containsNoCase(T, "dev") && !containsNoCase(T, "gpu") && !containsNoCase(T, "cuda");
+    }
     // A simple statement's strings are still met one by one: they are prose to the flow's
     // trigger search, as they were before statements were skipped.
     return How != Skip::Statement || Text(N).find_first_of("'\"") == std::string_view::npos;
@@ -615,9 +622,10 @@ private:
   }
 
   /// Whether the bytes [B, E) hold nothing but names other than `lambda`, numbers, `.`, `,`,
-  /// `=`, `:`, brackets, quotes, `)` and white space: no call (`(` opens every argument
-  /// list), operator, lambda, `@`, `#` or braces. Below an expression of such text there is
-  /// no wanted node, scope, import, comment or interpolation, so the walk need not descend.
+  /// `=`, `:`, brackets and braces, quotes, `)` and white space: no call (`(` opens every
+  /// argument list), operator, lambda, `@` or `#`. Below an expression of such text there is
+  /// no wanted node, scope, import or comment (a dictionary of names and strings, an f-string
+  /// interpolating names: `{` and `}` hold no code of their own), so the walk need not descend.
   /// The walk asks in document order, so one forward scan answers every question: linear in
   /// the file.
   bool inert(uint32_t B, uint32_t E) {
@@ -647,11 +655,13 @@ private:
         bool Compound = Name == "if_statement" || Name == "for_statement" || Name == "while_statement" ||
                         Name == "try_statement" || Name == "with_statement" || Name == "match_statement";
         if (Name == "module" || Name == "block" || Name == "expression_statement" || Name == "assignment" ||
-            Name == "augmented_assignment" || Compound || endsWith(Name, "_definition") || endsWith(Name, "_clause") ||
-            // A parameter list reads as inert text, but its device-named defaults are where a
-            // file chooses its device (SemanticModel::choosesDevice), whatever the rules want.
-            Name == "parameters" || Name == "lambda_parameters")
+            Name == "augmented_assignment" || Compound || endsWith(Name, "_definition") || endsWith(Name, "_clause"))
           T[S] = Skip::Never;
+        // A parameter list reads as inert text, but its device-named defaults are where a file
+        // chooses its device (SemanticModel::choosesDevice), whatever the rules want: only a
+        // list that names no device is skipped.
+        else if (Name == "parameters" || Name == "lambda_parameters")
+          T[S] = Skip::Parameters;
         else if (endsWith(Name, "_statement"))
           T[S] = Skip::Statement;
       }
@@ -673,7 +683,7 @@ private:
       return _mm_cmplt_epi8(_mm_xor_si128(_mm_sub_epi8(X, _mm_set1_epi8(Lo)), Bias),
                             _mm_set1_epi8(static_cast<char>(N ^ 0x80)));
     };
-    static constexpr std::string_view Punctuation = "_ \t\r\n\\.,=:[])'\"";
+    static constexpr std::string_view Punctuation = "_ \t\r\n\\.,=:[]{})'\"";
     for (; End - P >= 16; P += 16) {
       __m128i B = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
       // Letters of either case but a lowercase `l`, digits, and UTF-8's bytes (the sign bit).
@@ -695,7 +705,7 @@ private:
     std::array<bool, 256> T{};
     for (int C = 0; C < 256; ++C)
       T[C] = (C >= 'a' && C <= 'z' && C != 'l') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C >= 0x80;
-    for (char C : std::string_view("_ \t\r\n\\.,=:[])'\""))
+    for (char C : std::string_view("_ \t\r\n\\.,=:[]{})'\""))
       T[static_cast<unsigned char>(C)] = true;
     return T;
   }();

@@ -124,6 +124,35 @@ TEST(Semantic, GuardAndDeviceChoiceFlags) {
   EXPECT_EQ(Flags("torch.cuda.is_available()") & FlagCudaGuarded, 0) << "the condition itself is not guarded";
 }
 
+TEST(Semantic, ParameterListsThatNameADeviceChooseIt) {
+  // The walk skips a parameter list of names and literals, but not one that names a device:
+  // its default is where the file chooses the device, call or no call.
+  for (std::string Params : {"x, device='cuda:0'", "x, *, dev=None", "x, gpu: int = 0", "x, DEVICE=DEFAULT"}) {
+    Analyzed A("def f(" + Params + "):\n    pass\n");
+    EXPECT_TRUE(A.Model.choosesDevice()) << Params;
+  }
+  Analyzed Lambda("g = lambda x, dev='cuda': x\n");
+  EXPECT_TRUE(Lambda.Model.choosesDevice());
+  for (std::string Params : {"x, y=1, *args, **kwargs", "self, size: int = 3, mode='nearest'", "x={'a': [1, 2]}"}) {
+    Analyzed A("def f(" + Params + "):\n    pass\n");
+    EXPECT_FALSE(A.Model.choosesDevice()) << Params;
+  }
+}
+
+TEST(Semantic, CallsInsideDictionariesAndFStringsAreCollected) {
+  // The walk skips a dictionary or f-string of names and strings; one that calls is entered.
+  Analyzed A("cfg = {'a': {'b': [x, y]}, 'c': f'{name}'}\n"
+             "state = {'w': torch.zeros(3), 'k': {'v': w.cuda()}}\n"
+             "msg = f'{t.to(dev)} on {d}'\n");
+  size_t Calls = 0;
+  for (const NodeRef &N : A.Walk.Nodes)
+    Calls += is(N.Node, "call");
+  EXPECT_EQ(Calls, 3u);
+  A.node("torch.zeros(3)");
+  A.node("w.cuda()");
+  A.node("t.to(dev)");
+}
+
 TEST(Semantic, DeviceNames) {
   for (auto N : {"device", "self.device", "args.dev", "dev", "gpu_id", "cuda_device", "torch_dev", "DEVICE"})
     EXPECT_TRUE(torch::mentionsDeviceWord(N)) << N;
