@@ -46,13 +46,33 @@ Value DeviceFlow::Impl::eval(TSNode E) {
   return V;
 }
 
+namespace {
+/// The kinds of expression the flow tells apart.
+enum class Expr : uint8_t {
+  Other, Identifier, Number, String, Parenthesized, Unary, Await, Binary, Logical, Conditional, Attribute,
+  Subscript, Call, Keyword, Collection, Boolean
+};
+} // namespace
+
 Value DeviceFlow::Impl::evalUncached(TSNode E) {
-  std::string_view K = kind(E);
-  if (K == "identifier")
+  static const KindTable<Expr> Kinds{
+      {"identifier", Expr::Identifier}, {"integer", Expr::Number}, {"float", Expr::Number},
+      {"string", Expr::String}, {"parenthesized_expression", Expr::Parenthesized}, {"unary_operator", Expr::Unary},
+      {"await", Expr::Await}, {"binary_operator", Expr::Binary}, {"comparison_operator", Expr::Logical},
+      {"boolean_operator", Expr::Logical}, {"not_operator", Expr::Logical},
+      {"conditional_expression", Expr::Conditional}, {"attribute", Expr::Attribute}, {"subscript", Expr::Subscript},
+      {"call", Expr::Call}, {"keyword_argument", Expr::Keyword}, {"list", Expr::Collection},
+      {"tuple", Expr::Collection}, {"expression_list", Expr::Collection}, {"dictionary", Expr::Collection},
+      {"set", Expr::Collection}, {"pair", Expr::Collection}, {"list_splat", Expr::Collection},
+      {"dictionary_splat", Expr::Collection}, {"concatenated_string", Expr::Collection}, {"true", Expr::Boolean},
+      {"false", Expr::Boolean}};
+  switch (Kinds(E)) {
+  case Expr::Identifier:
     return lookup(E);
-  if (K == "integer" || K == "float")
+  case Expr::Number:
+  case Expr::Boolean:
     return make(ValueKind::Scalar);
-  if (K == "string") {
+  case Expr::String:
     if (auto S = stringLiteral(E, Text)) {
       Device D = parseDevice(*S);
       if (D.known()) {
@@ -63,42 +83,38 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
       }
     }
     return {};
-  }
-  if (K == "parenthesized_expression" && ts_node_named_child_count(E) == 1)
-    return eval(ts_node_named_child(E, 0));
-  if (K == "unary_operator")
+  case Expr::Parenthesized:
+    return ts_node_named_child_count(E) == 1 ? eval(ts_node_named_child(E, 0)) : Value();
+  case Expr::Unary:
     return eval(field(E, "argument"));
-  if (K == "await")
+  case Expr::Await:
     return eval(ts_node_named_child(E, 0));
-  if (K == "binary_operator") {
+  case Expr::Binary: {
     Value L = eval(field(E, "left")), R = eval(field(E, "right"));
     return binary(E, L, R);
   }
-  if (K == "comparison_operator" || K == "boolean_operator" || K == "not_operator") {
+  case Expr::Logical:
     for (TSNode C : namedChildren(E))
       eval(C);
     return {};
-  }
-  if (K == "conditional_expression")
+  case Expr::Conditional:
     return conditional(E);
-  if (K == "attribute")
+  case Expr::Attribute:
     return attribute(E);
-  if (K == "subscript")
+  case Expr::Subscript:
     return subscript(E);
-  if (K == "call")
+  case Expr::Call:
     return call(E);
-  if (K == "keyword_argument") { // its name is no expression
+  case Expr::Keyword: // its name is no expression
     eval(field(E, "value"));
     return {};
-  }
-  if (K == "list" || K == "tuple" || K == "expression_list" || K == "dictionary" || K == "set" || K == "pair" ||
-      K == "list_splat" || K == "dictionary_splat" || K == "concatenated_string") {
+  case Expr::Collection:
     for (TSNode C : namedChildren(E))
       eval(C);
     return {};
+  case Expr::Other:
+    break;
   }
-  if (K == "true" || K == "false")
-    return make(ValueKind::Scalar);
   return {};
 }
 

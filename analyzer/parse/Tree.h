@@ -62,6 +62,28 @@ inline std::string_view kind(TSNode N) {
   return S < Names.size() ? Names[S] : std::string_view(ts_node_type(N)); // ERROR is past the table
 }
 inline bool is(TSNode N, std::string_view K) { return N.id && kind(N) == K; } // ts_node_is_null, inline
+/// A value for each node kind, read by the node's symbol: a dispatch over many kinds with one
+/// look-up where comparing kind() with each name would compare strings at every node. Every
+/// symbol of a listed name counts (as kind() compares names); the rest, ERROR included, give
+/// \p Other.
+template <class T> class KindTable {
+public:
+  KindTable(std::initializer_list<std::pair<std::string_view, T>> Kinds, T Other = T{})
+      : Values(symbolNames().size(), Other), Other(Other) {
+    for (size_t S = 0; S < Values.size(); ++S)
+      for (auto &[Name, V] : Kinds)
+        if (symbolNames()[S] == Name)
+          Values[S] = V;
+  }
+  T operator()(TSNode N) const {
+    TSSymbol S = ts_node_symbol(N);
+    return S < Values.size() ? Values[S] : Other;
+  }
+
+private:
+  std::vector<T> Values;
+  T Other;
+};
 TSNode field(TSNode N, std::string_view Name);
 /// A node's children, stored inline for the usual few (a block's statements, a call's
 /// arguments): the flow asks for them at every statement.
