@@ -521,12 +521,9 @@ private:
       B += static_cast<uint32_t>(CalleeOpen) + 1;
     if (!inert(B, E))
       return false;
-    if (How == Skip::Parameters) {
-      // A device-named parameter's default is where a file chooses its device (note()): any
-      // name mentionsDeviceWord() accepts holds one of these.
-      std::string_view T = Text(N);
-      return !containsNoCase(T, "dev") && !containsNoCase(T, "gpu") && !containsNoCase(T, "cuda");
-    }
+    // A device-named parameter's default is where a file chooses its device (note()).
+    if (How == Skip::Parameters)
+      return !torch::mayMentionDeviceWord(Text(N));
     // A simple statement's strings are still met one by one: they are prose to the flow's
     // trigger search, as they were before statements were skipped.
     return How != Skip::Statement || Text(N).find_first_of("'\"") == std::string_view::npos;
@@ -670,7 +667,10 @@ private:
     return Sym < Table.size() ? Table[Sym] : Skip::Never;
   }
 
-  /// Inert bytes other than `l`, which inert() tests apart (it may start `lambda`).
+  /// Inert bytes other than `l`, which inert() tests apart (it may start `lambda`): letters,
+  /// digits, bytes of UTF-8 sequences, and this punctuation (the table and the sixteen-byte scan
+  /// read the one list).
+  static constexpr std::string_view InertPunctuation = "_ \t\r\n\\.,=:[]{})'\"";
   static bool inertChar(char C) { return InertTable[static_cast<unsigned char>(C)]; }
   /// The first byte at or after \p P that is not inertChar(), or \p End. Sixteen bytes at a
   /// time where SSE2 is there: this scan reads most of the file's bytes once, and a byte at a
@@ -683,7 +683,6 @@ private:
       return _mm_cmplt_epi8(_mm_xor_si128(_mm_sub_epi8(X, _mm_set1_epi8(Lo)), Bias),
                             _mm_set1_epi8(static_cast<char>(N ^ 0x80)));
     };
-    static constexpr std::string_view Punctuation = "_ \t\r\n\\.,=:[]{})'\"";
     for (; End - P >= 16; P += 16) {
       __m128i B = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
       // Letters of either case but a lowercase `l`, digits, and UTF-8's bytes (the sign bit).
@@ -691,7 +690,7 @@ private:
                                         InRange(_mm_or_si128(B, _mm_set1_epi8(0x20)), 'a', 26));
       __m128i Inert = _mm_or_si128(_mm_or_si128(Letter, InRange(B, '0', 10)), _mm_cmplt_epi8(B, _mm_setzero_si128()));
 #pragma GCC unroll 16
-      for (char C : Punctuation)
+      for (char C : InertPunctuation)
         Inert = _mm_or_si128(Inert, _mm_cmpeq_epi8(B, _mm_set1_epi8(C)));
       if (unsigned Stop = ~static_cast<unsigned>(_mm_movemask_epi8(Inert)) & 0xFFFF)
         return P + __builtin_ctz(Stop);
@@ -705,7 +704,7 @@ private:
     std::array<bool, 256> T{};
     for (int C = 0; C < 256; ++C)
       T[C] = (C >= 'a' && C <= 'z' && C != 'l') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C >= 0x80;
-    for (char C : std::string_view("_ \t\r\n\\.,=:[]{})'\""))
+    for (char C : InertPunctuation)
       T[static_cast<unsigned char>(C)] = true;
     return T;
   }();

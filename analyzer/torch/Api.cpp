@@ -667,6 +667,11 @@ bool mentionsDeviceWord(std::string_view Name) {
   return false;
 }
 
+bool mayMentionDeviceWord(std::string_view Text) {
+  // Every word mentionsDeviceWord() looks for, without its bounds: a superset, kept beside it.
+  return containsNoCase(Text, "dev") || containsNoCase(Text, "gpu") || containsNoCase(Text, "cuda");
+}
+
 bool namesDevice(std::string_view Name) {
   std::string_view Last = lastComponent(Name);
   return mentionsDeviceWord(Last) && Last.find("dtype") == std::string_view::npos && !containsNoCase(Last, "count") &&

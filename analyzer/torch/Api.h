@@ -167,6 +167,9 @@ bool isModuleMoveOverride(std::string_view Name);
 bool namesDevice(std::string_view Name);
 /// Whether a name speaks of devices at all (`device`, `dev`, `gpu`, `cuda`), counts included.
 bool mentionsDeviceWord(std::string_view Name);
+/// Whether \p Text may hold a name mentionsDeviceWord() accepts: false only when none of its
+/// names can (a parameter list the walk then need not enter).
+bool mayMentionDeviceWord(std::string_view Text);
 /// Roots of attribute paths that hold a program's settings (`args.device`, `cfg.device`).
 bool isSettingsRoot(std::string_view Root);
 
