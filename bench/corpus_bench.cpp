@@ -50,6 +50,10 @@ cl::opt<bool> PairedOnly("paired-only",
                          cl::desc("Measure only the file-by-file comparison of parse and lint (one thread, "
                                   "default rules): quick enough to compare two builds"),
                          cl::cat(Options));
+cl::opt<unsigned> TopFiles("top-files",
+                          cl::desc("With the paired figure: list the N files whose lint costs the most beyond "
+                                   "their parse (summed over the rounds), to see where the overhead is"),
+                          cl::init(0), cl::cat(Options));
 cl::opt<bool> Check("check",
                     cl::desc("Run each phase once and check the results agree across thread counts; "
                              "for tests, makes no claim about time"),
@@ -295,6 +299,8 @@ double overheadPercent(double Lint, double Parse) { return Parse > 0 ? (Lint / P
 struct PairedFigures {
   double Parse = 0, Lint = 0;  // seconds, the median round's
   double Median = 0, Low = 0, High = 0; // overhead %, over the rounds
+  // Per file (the corpus's order), summed over the rounds: seconds of parse and of lint.
+  std::vector<std::pair<double, double>> PerFile;
 };
 
 PairedFigures measurePaired(const Corpus &C, Owned &Fresh, const PerFile &Lint, const Linter &L,
@@ -302,6 +308,7 @@ PairedFigures measurePaired(const Corpus &C, Owned &Fresh, const PerFile &Lint, 
   using Clock = std::chrono::steady_clock;
   auto Since = [](Clock::time_point T) { return std::chrono::duration<double>(Clock::now() - T).count(); };
   std::vector<std::pair<double, std::pair<double, double>>> Rounds; // overhead, (parse, lint)
+  std::vector<std::pair<double, double>> PerFile(C.Files.size());
   for (unsigned Round = 0; Round < Runs; ++Round) {
     Fresh.refill(C);
     double P = 0, Li = 0;
@@ -309,15 +316,20 @@ PairedFigures measurePaired(const Corpus &C, Owned &Fresh, const PerFile &Lint, 
     Fresh.begin(C); // the import scan and the lint order: the lint's own work
     Li += Since(T);
     for (size_t K = 0; K < C.Files.size(); ++K) {
-      const Input &In = C.Files[Fresh.Order.empty() ? K : Fresh.Order[K]];
+      size_t I = Fresh.Order.empty() ? K : Fresh.Order[K];
+      const Input &In = C.Files[I];
       for (int Side = 0; Side < 2; ++Side) {
         T = Clock::now();
         if ((Side == 0) == (K % 2 == 0)) {
           parseOnly(In);
-          P += Since(T);
+          double S = Since(T);
+          P += S;
+          PerFile[I].first += S;
         } else {
           Lint(In);
-          Li += Since(T);
+          double S = Since(T);
+          Li += S;
+          PerFile[I].second += S;
         }
       }
     }
@@ -335,14 +347,37 @@ PairedFigures measurePaired(const Corpus &C, Owned &Fresh, const PerFile &Lint, 
   F.Lint = Mid.second.second;
   F.Low = Rounds.front().first;
   F.High = Rounds.back().first;
+  F.PerFile = std::move(PerFile);
   return F;
 }
 
-/// The paired figure as one line of text, after \p Lead.
-void printPaired(llvm::raw_ostream &OS, const char *Lead, const PairedFigures &P, unsigned Runs) {
+/// The paired figure as one line of text, after \p Lead; with --top-files, the files whose
+/// lint costs the most beyond their parse.
+void printPaired(llvm::raw_ostream &OS, const char *Lead, const PairedFigures &P, unsigned Runs,
+                 const Corpus &C) {
   OS << Lead
      << llvm::format("%+7.1f%% (median of %u rounds, %+.1f%% to %+.1f%%), file by file: parse %.3f s, lint %.3f s\n",
                      P.Median, Runs, P.Low, P.High, P.Parse, P.Lint);
+  if (TopFiles == 0 || P.PerFile.empty())
+    return;
+  std::vector<size_t> Order(P.PerFile.size());
+  double Excess = 0;
+  for (size_t I = 0; I < Order.size(); ++I) {
+    Order[I] = I;
+    Excess += P.PerFile[I].second - P.PerFile[I].first;
+  }
+  auto Beyond = [&](size_t I) { return P.PerFile[I].second - P.PerFile[I].first; };
+  std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) { return Beyond(A) > Beyond(B); });
+  OS << llvm::format("  the %u files whose lint costs the most beyond their parse (all rounds; %.3f s in all):\n",
+                     static_cast<unsigned>(std::min<size_t>(TopFiles, Order.size())), Excess);
+  for (size_t K = 0; K < Order.size() && K < TopFiles; ++K) {
+    size_t I = Order[K];
+    double Parse = P.PerFile[I].first;
+    OS << llvm::format("  %8.1f ms beyond (%5.1f%% of the excess) %+7.1f%%  %7zu bytes  ", Beyond(I) * 1e3,
+                       Excess > 0 ? 100 * Beyond(I) / Excess : 0, Parse > 0 ? 100 * Beyond(I) / Parse : 0,
+                       C.Files[I].Text.size())
+       << C.Files[I].Path << "\n";
+  }
 }
 
 // The driver as the CLI runs it, from disk: without the cache, then with a warm one
@@ -460,7 +495,7 @@ int main(int argc, char **argv) {
   auto Release = [&] { Fresh.release(); }; // the parse runs beside no lint's outcomes
   if (PairedOnly && !Check) {
     printPaired(llvm::outs(), "paired, 1 thread, default rules: ",
-                measurePaired(C, Fresh, LintDefault, L, Default, Runs), Runs);
+                measurePaired(C, Fresh, LintDefault, L, Default, Runs), Runs, C);
     return 0;
   }
   std::vector<Measurement> Ms = measureAll({{"parse", 1, Serial(Parse), Release},
@@ -566,7 +601,7 @@ int main(int argc, char **argv) {
   for (const auto &R : Ratios)
     OS << llvm::format("  %-14s %3u thread(s): %+7.1f%% (medians)  %+7.1f%% (bests)\n", R.Name.c_str(), R.Threads,
                        R.Median, R.Best);
-  printPaired(OS, "  paired           1 thread(s): ", Paired, Runs);
+  printPaired(OS, "  paired           1 thread(s): ", Paired, Runs, C);
   OS << "\nspeed-up on " << Threads
      << " threads: parse " << llvm::format("%.2fx", Ms[3].Median > 0 ? Ms[0].Median / Ms[3].Median : 0.0)
      << ", lint " << llvm::format("%.2fx", Ms[4].Median > 0 ? Ms[1].Median / Ms[4].Median : 0.0) << "\n";
