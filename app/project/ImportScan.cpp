@@ -82,6 +82,8 @@ public:
   /// The next import statement, from where the last one (or line) ended; false at the end.
   bool next(Statement &S) {
     while (At < Text.size()) {
+      if ((At == 0 || Text[At - 1] == '\n') && !toCandidateLine())
+        return false;
       size_t Start = At;
       while (Start < Text.size() && (Text[Start] == ' ' || Text[Start] == '\t'))
         ++Start;
@@ -103,6 +105,38 @@ public:
   }
 
 private:
+  /// From the start of a line, on to the first line that may start an import statement:
+  /// every one has the word `import` on its first logical line (`from pkg import (` holds it;
+  /// `import (` is no Python), so the candidate is the line of the next `import`, or the first
+  /// of the lines that `\` joins onto it (`from pkg.data \` then `    import make_batch`). One
+  /// search of the text rather than a look at each of its lines. False when none is left.
+  bool toCandidateLine() {
+    if (Hit == std::string_view::npos || Hit < At) {
+      Hit = findBytes(Text, "import", At);
+      if (Hit == std::string_view::npos) {
+        At = Text.size();
+        return false;
+      }
+    }
+    size_t Line = lineStart(Hit);
+    while (Line > At && joinedToPrevious(Line))
+      Line = lineStart(Line - 1);
+    At = std::max(At, Line);
+    return true;
+  }
+
+  size_t lineStart(size_t I) const {
+    size_t NL = I == 0 ? std::string_view::npos : Text.rfind('\n', I - 1);
+    return NL == std::string_view::npos ? 0 : NL + 1;
+  }
+
+  /// Whether the line that starts at \p Line (> 0) continues the one before it: that one ends
+  /// in a backslash (before `\n` or `\r\n`).
+  bool joinedToPrevious(size_t Line) const {
+    return (Line >= 2 && Text[Line - 2] == '\\') ||
+           (Line >= 3 && Text[Line - 2] == '\r' && Text[Line - 3] == '\\');
+  }
+
   bool keyword(size_t I, std::string_view W) const {
     if (Text.substr(I, W.size()) != W)
       return false;
@@ -124,7 +158,8 @@ private:
         continue;
       }
       if (C == '\\' && At + 1 < Text.size() && (Text[At + 1] == '\n' || Text[At + 1] == '\r')) {
-        At += 2;
+        // A line continuation, `\r\n` as one line end.
+        At += Text[At + 1] == '\r' && At + 2 < Text.size() && Text[At + 2] == '\n' ? 3 : 2;
         continue;
       }
       if (C == ';' && Depth == 0) {
@@ -164,6 +199,7 @@ private:
 
   std::string_view Text;
   size_t At = 0;
+  size_t Hit = std::string_view::npos; // the next `import` at or after the line being read
 };
 
 /// `pkg.sub.mod` and the packages above it: importing a module runs every `__init__.py` on the

@@ -136,6 +136,26 @@ TEST(ImportScan, StatementsAnywhereOnALine) {
   EXPECT_EQ(W.Names["data"], (Names{"make_batch", "make_images"}));
 }
 
+TEST(ImportScan, TheScanJumpsToLinesThatHoldTheWordImport) {
+  // The scan searches for `import` and reads the statement its line (or the first line joined
+  // onto it by `\`) starts: statements far down, after `;`, and split by a backslash before
+  // the word, with either line ending.
+  std::string Long;
+  for (int I = 0; I < 2000; ++I)
+    Long += "y = f(x)  # a line with no statement of interest\n";
+  ImportWants W = scan(Long + "s = 'import x'\nz = 2; from cfg import DEVICE\n" + Long +
+                       "from data \\\n    import make_batch\n" + Long +
+                       "from ckpt \\\r\n  \\\r\n    import restore\r\n" + Long + "import lib.last");
+  EXPECT_EQ(W.Names["cfg"], (Names{"DEVICE"}));
+  EXPECT_EQ(W.Names["data"], (Names{"make_batch"}));
+  EXPECT_EQ(W.Names["ckpt"], (Names{"restore"}));
+  EXPECT_TRUE(W.Whole.count("lib.last"));
+  EXPECT_FALSE(W.Whole.count("x"));
+  EXPECT_EQ(W.Names.size(), 3u);
+  EXPECT_TRUE(scan(Long).Whole.empty());
+  EXPECT_TRUE(scan("import").Whole.empty());
+}
+
 TEST(ImportScan, WordsThatAreNotImportStatements) {
   ImportWants W = scan("important = 1\nfrom_x = 2\nimport_path = 'a'\n"
                        "\"\"\"Data comes from the loader, imported lazily.\"\"\"\n"
