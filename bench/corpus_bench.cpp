@@ -2,6 +2,7 @@
 // on the same in-memory files, on one thread and on all cores, and the ratio of the two.
 #include "Rules.h"
 #include "config/Config.h"
+#include "config/Requirements.h"
 #include "driver/Cache.h"
 #include "driver/Discovery.h"
 #include "driver/Driver.h"
@@ -25,6 +26,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 using namespace torchlint;
@@ -152,9 +154,19 @@ struct Owned {
   Projects::Views Views;
   std::vector<size_t> Order; // the driver's lint order: imported modules first
   /// The start of a timed lint pass, as lintFiles starts: the batch's imports are scanned and
-  /// the lint order chosen (part of what project mode costs, so inside the time).
+  /// the lint order chosen (part of what project mode costs, so inside the time). The driver
+  /// reads each file once, for this scan, and hands the text on to the file's lint (as far as
+  /// Projects::KeptTextBytes goes; the corpus here is smaller): the scan reads the corpus's
+  /// texts in memory, as the lints do, and the read stays out of the time on both sides.
   void begin(const Corpus &C) {
-    P = std::make_unique<Projects>(std::string(), !NoProject);
+    std::unordered_map<std::string, const std::string *> ByPath;
+    for (const Input &In : C.Files)
+      ByPath.emplace(absolutePath(In.Path), &In.Text);
+    P = std::make_unique<Projects>(std::string(), !NoProject,
+                                   [ByPath = std::move(ByPath)](const std::string &Abs) -> std::optional<std::string> {
+                                     auto It = ByPath.find(Abs);
+                                     return It == ByPath.end() ? std::nullopt : std::optional<std::string>(*It->second);
+                                   });
     std::vector<std::string> Paths;
     for (const Input &In : C.Files)
       Paths.push_back(In.Path);

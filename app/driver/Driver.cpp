@@ -114,7 +114,21 @@ FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, cons
   return O;
 }
 
-FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S, const ProjectView *Project) {
+std::optional<ReadFile> readFile(const std::string &Path) {
+  ReadFile R;
+  if (llvm::sys::fs::status(Path, R.Status) || R.Status.type() != llvm::sys::fs::file_type::regular_file)
+    return std::nullopt;
+  auto Text = readText(Path);
+  if (!Text)
+    return std::nullopt;
+  R.Text = std::move(*Text);
+  return R;
+}
+
+FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S, const ProjectView *Project,
+                     std::optional<ReadFile> Read) {
+  if (Read)
+    return lintSource(Path, std::move(Read->Text), L, S, Project);
   llvm::sys::fs::file_status St;
   if (!llvm::sys::fs::status(Path, St) && St.type() != llvm::sys::fs::file_type::regular_file) {
     FileOutcome O;
@@ -187,14 +201,15 @@ std::optional<FileOutcome> cachedOutcome(const std::string &Path, const LintSett
 /// lintPath, keeping the result for the cache in \p Fresh (its project dependencies are filled
 /// in by the caller, once the view's lints are done).
 FileOutcome lintForCache(const std::string &Path, const Linter &L, const LintSettings &S,
-                         std::optional<CacheEntry> &Fresh, const ProjectView *PV) {
-  llvm::sys::fs::file_status St;
-  if (llvm::sys::fs::status(Path, St) || St.type() != llvm::sys::fs::file_type::regular_file)
-    return lintPath(Path, L, S, PV);
-  auto Read = readText(Path);
+                         std::optional<CacheEntry> &Fresh, const ProjectView *PV, std::optional<ReadFile> Read) {
+  // The status before the text: a file changed in between then has a stale status (the next
+  // run reads it again), never a stale text under a current status.
+  if (!Read)
+    Read = readFile(Path);
   if (!Read)
     return lintPath(Path, L, S, PV);
-  std::string Text = std::move(*Read);
+  const llvm::sys::fs::file_status &St = Read->Status;
+  std::string Text = std::move(Read->Text);
   int64_t MTime = nanos(St.getLastModificationTime()), Now = nanos(std::chrono::system_clock::now());
   CacheEntry E{Path, St.getSize(), MTime, Now - MTime < RacyWindowNs, contentHash(Text), settingsHash(S), {}, {}, {}};
   FileOutcome O = lintSource(Path, std::move(Text), L, S, PV);
@@ -242,16 +257,22 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
   // once all are known, if it has something to learn.
   Projects::Views Views(ToLint.size());
   std::vector<size_t> Order;
+  // The texts the import scan read: each file's lint takes its own (a second lint reads again).
+  std::vector<std::optional<ReadFile>> Read;
   if (P) {
     std::vector<std::string> Paths;
     for (size_t I : ToLint)
       Paths.push_back(Files[I].Path);
-    Views = P->beginBatch(Paths, &Order);
+    Views = P->beginBatch(Paths, &Order, &Read);
   }
   auto One = [&](size_t K) {
     size_t I = ToLint[K];
     const ProjectView *PV = Views[K] ? &*Views[K] : nullptr;
-    Out[I] = Cache ? lintForCache(Files[I].Path, L, Settings(I), Fresh[I], PV) : lintPath(Files[I].Path, L, Settings(I), PV);
+    std::optional<ReadFile> Text;
+    if (K < Read.size())
+      Text.swap(Read[K]);
+    Out[I] = Cache ? lintForCache(Files[I].Path, L, Settings(I), Fresh[I], PV, std::move(Text))
+                   : lintPath(Files[I].Path, L, Settings(I), PV, std::move(Text));
     // The reports read a file's source only to place its findings: a clean file's is let go
     // now rather than held, with every other file's, until the report (the whole tree's text).
     if (Out[I].Diagnostics.empty())

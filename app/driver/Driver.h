@@ -41,8 +41,12 @@ std::string invalidUtf8(const SourceFile &F);
 /// The whole file, read straight into the string the lint will own (through a MemoryBuffer
 /// every file would be copied once more).
 llvm::ErrorOr<std::string> readText(const std::string &Path);
+/// A regular file's status, then its text; nullopt for anything else, or a failed read.
+std::optional<ReadFile> readFile(const std::string &Path);
+/// Lints the file at \p Path: its text \p Read when the caller has read it (readFile), else
+/// read here.
 FileOutcome lintPath(const std::string &Path, const Linter &L, const LintSettings &S,
-                     const ProjectView *Project = nullptr);
+                     const ProjectView *Project = nullptr, std::optional<ReadFile> Read = std::nullopt);
 
 /// Runs \p Work(I) for every I below \p Count on up to \p Jobs threads. Indices are handed out
 /// one at a time through a shared counter, so one big file never holds up a whole chunk.

@@ -574,8 +574,12 @@ std::optional<ProjectIndex::FileView> Projects::viewFor(const std::string &Path)
   return V;
 }
 
-Projects::Views Projects::beginBatch(const std::vector<std::string> &Paths, std::vector<size_t> *Order) {
+Projects::Views Projects::beginBatch(const std::vector<std::string> &Paths, std::vector<size_t> *Order,
+                                     std::vector<std::optional<ReadFile>> *Kept) {
   Views V(Paths.size());
+  if (Kept)
+    Kept->assign(Paths.size(), std::nullopt);
+  size_t KeptBytes = 0;
   std::map<ProjectIndex *, std::vector<size_t>> Batch;
   for (size_t I = 0; I < Paths.size(); ++I)
     if (ProjectIndex *Index = forFile(Paths[I])) {
@@ -596,8 +600,19 @@ Projects::Views Projects::beginBatch(const std::vector<std::string> &Paths, std:
       auto [Module, Package] = Index->moduleOf(Path);
       if (!Module.empty())
         OfModule.emplace(Module, Files[K]);
-      if (std::optional<std::string> Text = Index->text(Path))
+      // Read from disk, the text goes on to the file's lint (what an editor holds is read
+      // through the index, as every summary's text is).
+      if (Kept && !Texts) {
+        if (std::optional<ReadFile> R = readFile(Path)) {
+          scanImports(R->Text, Module, Package, Wants, Order ? &Named[K] : nullptr);
+          if (KeptBytes + R->Text.size() <= KeptTextBytes) {
+            KeptBytes += R->Text.size();
+            (*Kept)[Files[K]] = std::move(R);
+          }
+        }
+      } else if (std::optional<std::string> Text = Index->text(Path)) {
         scanImports(*Text, Module, Package, Wants, Order ? &Named[K] : nullptr);
+      }
     }
     Wants.finish();
     Index->setPending(Pending, std::move(Wants));

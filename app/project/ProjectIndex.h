@@ -9,6 +9,8 @@
 #include "project/ImportScan.h"
 #include "semantic/Project.h"
 
+#include <llvm/Support/FileSystem.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -174,6 +176,14 @@ private:
   mutable size_t Reused = 0;
 };
 
+/// A file's text as read from disk, with its status taken just before the read (what a
+/// result-cache entry records of it): the import scan's read of a file, handed on to the
+/// file's lint so that a batch reads each file once.
+struct ReadFile {
+  std::string Text;
+  llvm::sys::fs::file_status Status;
+};
+
 /// The projects of one run: an index per project root, each file's root found once per
 /// folder. Disabled (`--no-project`), every file is analysed alone.
 class Projects {
@@ -192,7 +202,14 @@ public:
   /// project (ProjectIndex::setPending) until its own lint gives its summary. \p Order, when
   /// given, receives the indices of \p Paths in the order to lint them: the modules a file
   /// imports before it, so that fewer files ask for a summary still pending.
-  Views beginBatch(const std::vector<std::string> &Paths, std::vector<size_t> *Order = nullptr);
+  /// \p Kept, when given, receives (by index of \p Paths) the texts the import scan read
+  /// from disk, for the files' lints to take instead of reading them again: as many as fit
+  /// in KeptTextBytes, the rest (and every text from the index's TextSource) left unset.
+  Views beginBatch(const std::vector<std::string> &Paths, std::vector<size_t> *Order = nullptr,
+                   std::vector<std::optional<ReadFile>> *Kept = nullptr);
+  /// The most text beginBatch hands on (a batch of a larger tree reads the rest twice rather
+  /// than hold the whole tree's text at once).
+  static constexpr size_t KeptTextBytes = size_t(32) << 20;
   /// Ends the batch: nothing is pending any more, and the indices returned are the files whose
   /// lint asked too early and must be linted again (their views are reset for it).
   std::vector<size_t> endBatch(Views &V);

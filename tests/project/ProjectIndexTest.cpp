@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace torchlint {
 namespace {
 
@@ -105,6 +107,37 @@ TEST(ProjectIndex, AStarImportedModuleThatDoesNotDefineANameIsNotSummarisedForIt
   ProjectIndex::FileView Other(Fresh, Root + "/train.py");
   EXPECT_EQ(Other.definition("pkg.Other", Name), nullptr); // defined, but nothing a device flow reads
   EXPECT_EQ(Other.definition("pkg.Missing", Name), nullptr);
+}
+
+TEST(Projects, ABatchHandsTheTextsItsImportScanReadOnToTheLints) {
+  std::string Root = test::tempDir();
+  writeTree(Root, {{"pyproject.toml", PyProject},
+                   {"data.py", "import torch\n\ndef make_batch():\n    return torch.zeros(2)\n"},
+                   {"train.py", "from data import make_batch\n"}});
+  std::vector<std::string> Paths{Root + "/train.py", Root + "/data.py", Root + "/absent.py"};
+  Projects P;
+  std::vector<std::optional<ReadFile>> Kept;
+  std::vector<size_t> Order;
+  Projects::Views V = P.beginBatch(Paths, &Order, &Kept);
+  ASSERT_EQ(Kept.size(), 3u);
+  // Each text as on disk, with the status it had when read; a file that cannot be read has none.
+  ASSERT_TRUE(Kept[0] && Kept[1]);
+  EXPECT_EQ(Kept[0]->Text, "from data import make_batch\n");
+  EXPECT_EQ(Kept[1]->Text, test::readFile(Root + "/data.py"));
+  EXPECT_EQ(Kept[1]->Status.getSize(), Kept[1]->Text.size());
+  EXPECT_EQ(Kept[1]->Status.type(), llvm::sys::fs::file_type::regular_file);
+  EXPECT_FALSE(Kept[2]);
+  // What was read was also scanned: `data` is linted before the file that imports it.
+  ASSERT_EQ(Order.size(), 3u);
+  EXPECT_LT(std::find(Order.begin(), Order.end(), 1u) - Order.begin(),
+            std::find(Order.begin(), Order.end(), 0u) - Order.begin());
+  P.endBatch(V);
+  // The texts an editor holds are read through the index: none is handed on.
+  Projects Editor(std::string(), true, [](const std::string &) { return std::optional<std::string>("x = 1\n"); });
+  Projects::Views W = Editor.beginBatch(Paths, nullptr, &Kept);
+  EXPECT_EQ(Kept.size(), 3u);
+  EXPECT_FALSE(Kept[0] || Kept[1] || Kept[2]);
+  Editor.endBatch(W);
 }
 
 } // namespace
