@@ -602,16 +602,18 @@ Projects::Views Projects::beginBatch(const std::vector<std::string> &Paths, std:
         OfModule.emplace(Module, Files[K]);
       // Read from disk, the text goes on to the file's lint (what an editor holds is read
       // through the index, as every summary's text is).
-      if (Kept && !Texts) {
-        if (std::optional<ReadFile> R = readFile(Path)) {
-          scanImports(R->Text, Module, Package, Wants, Order ? &Named[K] : nullptr);
-          if (KeptBytes + R->Text.size() <= KeptTextBytes) {
-            KeptBytes += R->Text.size();
-            (*Kept)[Files[K]] = std::move(R);
-          }
-        }
-      } else if (std::optional<std::string> Text = Index->text(Path)) {
-        scanImports(*Text, Module, Package, Wants, Order ? &Named[K] : nullptr);
+      bool Keep = Kept && !Texts;
+      std::optional<ReadFile> Read;
+      if (Keep)
+        Read = readFile(Path);
+      else if (std::optional<std::string> Text = Index->text(Path))
+        Read = ReadFile{std::move(*Text), {}};
+      if (!Read)
+        continue;
+      scanImports(Read->Text, Module, Package, Wants, Order ? &Named[K] : nullptr);
+      if (Keep && KeptBytes + Read->Text.size() <= KeptTextBytes) {
+        KeptBytes += Read->Text.size();
+        (*Kept)[Files[K]] = std::move(Read);
       }
     }
     Wants.finish();
