@@ -307,6 +307,7 @@ void keepFreedMemory() {
 #if defined(__GLIBC__)
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_TOP_PAD, 64 << 20);
+  mallopt(M_MXFAST, 0);
 #endif
 }
 
