@@ -220,6 +220,7 @@ void checkPaths(std::vector<std::string> Inputs, ConfigResolver &Resolver, const
   Run.Errors = std::move(D.Errors);
   unsigned J = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
   Projects P(ProjectRootOpt, !NoProject);
+  P.useListings(D.Listings); // the folders just walked: modules and markers without a system call
   if (FixOpt || DiffOpt) {
     // The fix path reads every file and writes some: the result cache is not used.
     Run.Fixed = fixFiles(D.Files, L, Resolver, Run.FixOpts, /*Write=*/!DiffOpt, J, &P);

@@ -154,6 +154,9 @@ struct Owned {
   Projects::Views Views;
   std::vector<size_t> Order; // the driver's lint order: imported modules first
   std::unordered_map<std::string, const std::string *> ByPath; // the corpus's texts, for the import scan
+  // What discovery saw of the corpus's folders, as the CLI hands it to its projects (the
+  // discovery itself is no lint work: it runs once, untimed).
+  std::shared_ptr<const FolderListings> Listings;
   /// The start of a timed lint pass, as lintFiles starts: the batch's imports are scanned and
   /// the lint order chosen (part of what project mode costs, so inside the time). The driver
   /// reads each file once, for this scan, and hands the text on to the file's lint (as far as
@@ -161,14 +164,18 @@ struct Owned {
   /// texts in memory, as the lints do, and the read stays out of the time on both sides.
   void begin(const Corpus &C) {
     // The corpus by absolute path, built once (by the untimed warm-up's pass): no driver work.
-    if (ByPath.empty())
+    if (ByPath.empty()) {
       for (const Input &In : C.Files)
         ByPath.emplace(absolutePath(In.Path), &In.Text);
+      ConfigResolver Resolver(rules::registry(), CliOptions{});
+      Listings = discoverFiles(std::vector<std::string>(Roots.begin(), Roots.end()), Resolver, false).Listings;
+    }
     P = std::make_unique<Projects>(std::string(), !NoProject,
                                    [this](const std::string &Abs) -> std::optional<std::string> {
                                      auto It = ByPath.find(Abs);
                                      return It == ByPath.end() ? std::nullopt : std::optional<std::string>(*It->second);
                                    });
+    P->useListings(Listings);
     std::vector<std::string> Paths;
     for (const Input &In : C.Files)
       Paths.push_back(In.Path);

@@ -117,7 +117,18 @@ bool ignoredByGit(const std::vector<GitIgnore> &Ignores, const std::string &Abs,
 
 bool isPython(llvm::StringRef P) { return P.endswith(".py") || P.endswith(".pyi"); }
 
-void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out) {
+FolderListings::Answer kindOf(fs::file_type T) {
+  switch (T) {
+  case fs::file_type::regular_file:
+    return FolderListings::Answer::File;
+  case fs::file_type::directory_file:
+    return FolderListings::Answer::Folder;
+  default:
+    return FolderListings::Answer::Other;
+  }
+}
+
+void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out, FolderListings &Seen) {
   std::vector<GitIgnore> Ignores = ancestorsGitIgnores(absolute(Root));
   std::vector<std::pair<std::string, std::vector<GitIgnore>>> Stack;
   Stack.emplace_back(absolute(Root), Ignores);
@@ -133,21 +144,30 @@ void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out) {
     }
     std::error_code EC;
     std::vector<std::pair<std::string, bool>> Entries;
+    std::vector<std::pair<std::string, FolderListings::Answer>> Listed;
     for (fs::directory_iterator It(Dir, EC, /*FollowSymlinks=*/false), End; It != End && !EC; It.increment(EC)) {
-      auto St = It->status();
-      if (!St) {
-        llvm::consumeError(llvm::errorCodeToError(St.getError()));
-        continue;
+      // The listing says what each entry is (a link as a link); a file system that does not
+      // is asked entry by entry.
+      fs::file_type Type = It->type();
+      if (Type == fs::file_type::type_unknown) {
+        auto St = It->status();
+        if (!St) {
+          llvm::consumeError(llvm::errorCodeToError(St.getError()));
+          continue;
+        }
+        Type = St->type();
       }
-      if (St->type() == fs::file_type::directory_file)
+      Listed.emplace_back(std::string(path::filename(It->path())), kindOf(Type));
+      if (Type == fs::file_type::directory_file)
         Entries.emplace_back(It->path(), true);
-      else if (St->type() == fs::file_type::regular_file && isPython(It->path()))
+      else if (Type == fs::file_type::regular_file && isPython(It->path()))
         Entries.emplace_back(It->path(), false);
     }
     if (EC) {
       Out.Errors.push_back(Dir + ": cannot list the folder: " + EC.message());
       continue;
     }
+    Seen.add(Dir, std::move(Listed));
     for (auto &[P, IsDir] : Entries) {
       auto Cfg = Resolver.forPath(IsDir ? P : Dir);
       if (!Cfg) {
@@ -177,8 +197,38 @@ std::string display(const std::string &Abs) {
 
 } // namespace
 
+void FolderListings::add(const std::string &Dir, std::vector<std::pair<std::string, Answer>> Entries) {
+  std::sort(Entries.begin(), Entries.end());
+  Folders[Dir] = std::move(Entries);
+}
+
+FolderListings::Answer FolderListings::find(std::string_view Path) const {
+  // The nearest folder above \p Path that was listed: its parent, or an ancestor whose listing
+  // lacks the next folder down (`pkg/numpy/__init__.py` where `pkg` holds no `numpy`).
+  for (size_t End = Path.size(); End > 0;) {
+    size_t Slash = Path.rfind('/', End - 1);
+    if (Slash == std::string_view::npos)
+      return Answer::Unknown;
+    auto F = Folders.find(std::string(Path.substr(0, Slash == 0 ? 1 : Slash)));
+    if (F == Folders.end()) {
+      End = Slash;
+      continue;
+    }
+    std::string_view Name = Path.substr(Slash + 1, End - Slash - 1);
+    auto It = std::lower_bound(F->second.begin(), F->second.end(), Name,
+                               [](const std::pair<std::string, Answer> &E, std::string_view N) { return E.first < N; });
+    Answer A = It != F->second.end() && It->first == Name ? It->second : Answer::Absent;
+    if (End == Path.size())
+      return A;
+    // A folder below it that was not listed (excluded from the walk) or a link: ask the disk.
+    return A == Answer::Absent || A == Answer::File ? Answer::Absent : Answer::Unknown;
+  }
+  return Answer::Unknown;
+}
+
 Discovery discoverFiles(const std::vector<std::string> &Paths, ConfigResolver &Resolver, bool ForceExclude) {
   Discovery Out;
+  auto Seen = std::make_shared<FolderListings>();
   for (const auto &P : Paths) {
     if (P == "-")
       continue; // stdin is handled by the caller
@@ -190,7 +240,7 @@ Discovery discoverFiles(const std::vector<std::string> &Paths, ConfigResolver &R
     std::string Abs = absolute(P);
     if (fs::is_directory(St)) {
       size_t Before = Out.Files.size();
-      walk(Abs, Resolver, Out);
+      walk(Abs, Resolver, Out, *Seen);
       for (size_t I = Before; I < Out.Files.size(); ++I)
         Out.Files[I].Path = display(Out.Files[I].Path);
       continue;
@@ -213,6 +263,7 @@ Discovery discoverFiles(const std::vector<std::string> &Paths, ConfigResolver &R
                   Out.Files.end());
   std::sort(Out.Errors.begin(), Out.Errors.end());
   Out.Errors.erase(std::unique(Out.Errors.begin(), Out.Errors.end()), Out.Errors.end());
+  Out.Listings = std::move(Seen);
   return Out;
 }
 

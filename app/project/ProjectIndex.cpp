@@ -3,6 +3,7 @@
 
 #include "config/Requirements.h"
 #include "driver/Cache.h"
+#include "driver/Discovery.h"
 #include "driver/Driver.h"
 #include "parse/Tree.h"
 #include "semantic/Walker.h"
@@ -18,7 +19,40 @@ namespace {
 
 std::string absolute(const std::string &Path) { return absolutePath(Path); }
 
-bool isFile(const std::string &P) { return llvm::sys::fs::is_regular_file(P); }
+/// What \p P is, from its folder's listing where discovery made one, else from the disk.
+bool isFile(const std::string &P, const FolderListings *L) {
+  switch (L ? L->find(P) : FolderListings::Answer::Unknown) {
+  case FolderListings::Answer::File:
+    return true;
+  case FolderListings::Answer::Absent:
+  case FolderListings::Answer::Folder:
+    return false;
+  default:
+    return llvm::sys::fs::is_regular_file(P);
+  }
+}
+bool exists(const std::string &P, const FolderListings *L) {
+  switch (L ? L->find(P) : FolderListings::Answer::Unknown) {
+  case FolderListings::Answer::File:
+  case FolderListings::Answer::Folder:
+    return true;
+  case FolderListings::Answer::Absent:
+    return false;
+  default:
+    return llvm::sys::fs::exists(P);
+  }
+}
+bool isFolder(const std::string &P, const FolderListings *L) {
+  switch (L ? L->find(P) : FolderListings::Answer::Unknown) {
+  case FolderListings::Answer::Folder:
+    return true;
+  case FolderListings::Answer::File:
+  case FolderListings::Answer::Absent:
+    return false;
+  default:
+    return llvm::sys::fs::is_directory(P);
+  }
+}
 
 std::string parentOf(const std::string &P) { return std::string(llvm::sys::path::parent_path(P)); }
 
@@ -29,7 +63,7 @@ ProjectRoot findProjectRoot(const std::string &Path) {
   return findProjectRoot(Path, Seen);
 }
 
-ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen) {
+ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen, const FolderListings *Listings) {
   auto Ask = [](std::unordered_map<std::string, bool> &Known, const std::string &Dir, auto Look) {
     auto [It, New] = Known.try_emplace(Dir, false);
     if (New)
@@ -39,16 +73,16 @@ ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen) {
   auto HasMarker = [&](const std::string &Dir) {
     return Ask(Seen.Marker, Dir, [&] {
       for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
-        if (llvm::sys::fs::exists(Dir + "/" + Marker))
+        if (exists(Dir + "/" + Marker, Listings))
           return true;
       return false;
     });
   };
   auto HasInit = [&](const std::string &Dir) {
-    return Ask(Seen.Init, Dir, [&] { return llvm::sys::fs::exists(Dir + "/__init__.py"); });
+    return Ask(Seen.Init, Dir, [&] { return exists(Dir + "/__init__.py", Listings); });
   };
   std::string Abs = absolute(Path);
-  std::string Start = llvm::sys::fs::is_directory(Abs) ? Abs : parentOf(Abs);
+  std::string Start = isFolder(Abs, Listings) ? Abs : parentOf(Abs);
   for (std::string Dir = Start; !Dir.empty();) {
     if (HasMarker(Dir))
       return {Dir, {}};
@@ -68,8 +102,8 @@ ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen) {
   return {Dir, Top};
 }
 
-ProjectIndex::ProjectIndex(ProjectRoot R, TextSource T)
-    : Root(absolute(R.Dir)), OnlyPackage(std::move(R.OnlyPackage)), Texts(std::move(T)) {}
+ProjectIndex::ProjectIndex(ProjectRoot R, TextSource T, const FolderListings *L)
+    : Root(absolute(R.Dir)), OnlyPackage(std::move(R.OnlyPackage)), Texts(std::move(T)), Listings(L) {}
 
 std::pair<std::string, bool> ProjectIndex::moduleOf(const std::string &AbsPath) const {
   llvm::StringRef P(AbsPath);
@@ -118,7 +152,7 @@ std::string ProjectIndex::fileOf(std::string_view Module, const std::string &Fro
       C = '/';
   auto In = [&](const std::string &Base) -> std::string {
     for (const std::string &Candidate : {Base + "/" + Rel + ".py", Base + "/" + Rel + "/__init__.py"})
-      if (isFile(Candidate))
+      if (isFile(Candidate, Listings))
         return Candidate;
     return {};
   };
@@ -557,10 +591,12 @@ ProjectIndex *Projects::forFile(const std::string &Path) {
   std::lock_guard<std::mutex> G(Lock);
   auto It = RootOfDir.find(Dir);
   if (It == RootOfDir.end())
-    It = RootOfDir.emplace(Dir, Override.empty() ? findProjectRoot(Dir, Marks) : ProjectRoot{Override, {}}).first;
+    It = RootOfDir
+             .emplace(Dir, Override.empty() ? findProjectRoot(Dir, Marks, Listings.get()) : ProjectRoot{Override, {}})
+             .first;
   std::unique_ptr<ProjectIndex> &Index = Indexes[It->second.Dir + '\0' + It->second.OnlyPackage];
   if (!Index) {
-    Index = std::make_unique<ProjectIndex>(It->second, Texts);
+    Index = std::make_unique<ProjectIndex>(It->second, Texts, Listings.get());
     if (Stored)
       Index->useStored(Stored, [this](const std::string &P) { return currentHash(P); });
   }

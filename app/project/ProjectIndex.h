@@ -25,6 +25,8 @@
 
 namespace torchlint {
 
+class FolderListings;
+
 /// Where a file's project is: the nearest folder above \p Path (a file or folder) holding a
 /// `pyproject.toml`, `setup.py`, `setup.cfg` or `.git`. Without one, the folder Python imports
 /// the file's top package from (the parent of the outermost folder with an `__init__.py`
@@ -41,14 +43,17 @@ ProjectRoot findProjectRoot(const std::string &Path);
 struct RootMarks {
   std::unordered_map<std::string, bool> Marker, Init;
 };
-ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen);
+/// With \p Listings, the folders discovery listed are answered from their listing.
+ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen, const FolderListings *Listings = nullptr);
 
 class ProjectIndex {
 public:
   /// \p Root is made absolute. \p Texts, when given, supplies a module's text before the disk
   /// does (the editor's unsaved documents): absolute path -> text, or nullopt to read the disk.
   using TextSource = std::function<std::optional<std::string>(const std::string &AbsPath)>;
-  explicit ProjectIndex(ProjectRoot Root, TextSource Texts = nullptr);
+  /// \p Listings, when given, answers for the folders it holds before the disk does; it must
+  /// outlive the index.
+  explicit ProjectIndex(ProjectRoot Root, TextSource Texts = nullptr, const FolderListings *Listings = nullptr);
 
   const std::string &root() const { return Root; }
   /// The dotted module name of the file at \p AbsPath (`pkg.data`; `pkg` for its `__init__.py`;
@@ -152,6 +157,7 @@ private:
   };
   std::string Root, OnlyPackage;
   TextSource Texts;
+  const FolderListings *Listings;
   mutable std::mutex Lock;
   std::unordered_map<std::string, Entry> Entries;
   std::unordered_set<std::string> Pending;
@@ -218,6 +224,9 @@ public:
   uint64_t currentHash(const std::string &AbsPath);
   /// Every project index, present and to come, takes summaries from \p S (ProjectIndex::useStored).
   void useStored(const StoredSummaries *S);
+  /// What discovery saw of the folders it walked (Discovery::Listings): the project roots and
+  /// modules are looked for there before the disk. Set before the first file is asked about.
+  void useListings(std::shared_ptr<const FolderListings> L) { Listings = std::move(L); }
   /// ProjectIndex::summariesToKeep of every project.
   std::vector<std::pair<std::string, StoredSummary>> summariesToKeep() const;
   /// Whether a cached result still holds for the project: every module it read has the content
@@ -234,6 +243,7 @@ private:
   std::map<std::string, std::unique_ptr<ProjectIndex>> Indexes;
   std::unordered_map<std::string, uint64_t> Hashes;
   const StoredSummaries *Stored = nullptr;
+  std::shared_ptr<const FolderListings> Listings;
 };
 
 } // namespace torchlint

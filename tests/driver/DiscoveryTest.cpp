@@ -48,5 +48,35 @@ TEST(Discovery, WalksFoldersHonouringGitignoreAndExcludes) {
   EXPECT_NE(D.Errors[0].find("nope"), std::string::npos);
 }
 
+TEST(Discovery, ListsEveryEntryOfTheFoldersItWalks) {
+  std::string Root = test::tempDir();
+  for (auto R : {"a.py", "c.txt", "pkg/m.py", "secret/s.py"}) {
+    std::string P = Root + "/" + R;
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
+    test::writeFile(P, "x = 1\n");
+  }
+  llvm::sys::fs::create_directories(Root + "/.git");
+  test::writeFile(Root + "/.gitignore", "secret/\n");
+  ASSERT_FALSE(llvm::sys::fs::create_link(Root + "/a.py", Root + "/link.py"));
+  ConfigResolver Res(rules::registry(), {});
+  Discovery D = discoverFiles({Root}, Res, false);
+  ASSERT_TRUE(D.Listings);
+  using A = FolderListings::Answer;
+  const FolderListings &L = *D.Listings;
+  EXPECT_EQ(L.find(Root + "/a.py"), A::File);
+  EXPECT_EQ(L.find(Root + "/c.txt"), A::File) << "every entry, not only Python files";
+  EXPECT_EQ(L.find(Root + "/.git"), A::Folder);
+  EXPECT_EQ(L.find(Root + "/pkg"), A::Folder);
+  EXPECT_EQ(L.find(Root + "/pkg/m.py"), A::File);
+  EXPECT_EQ(L.find(Root + "/nope.py"), A::Absent);
+  EXPECT_EQ(L.find(Root + "/pkg/nope/__init__.py"), A::Absent) << "a listed folder lacks `nope`";
+  EXPECT_EQ(L.find(Root + "/a.py/x.py"), A::Absent) << "below a file";
+  EXPECT_EQ(L.find(Root + "/link.py"), A::Other) << "a link: the disk says where it leads";
+  EXPECT_EQ(L.find(Root + "/secret"), A::Folder);
+  EXPECT_EQ(L.find(Root + "/secret/s.py"), A::Unknown) << "ignored, so never listed";
+  EXPECT_EQ(L.find(Root + "/secret/deeper/x.py"), A::Unknown);
+  EXPECT_EQ(L.find(std::string(llvm::sys::path::parent_path(Root)) + "/other.py"), A::Unknown);
+}
+
 } // namespace
 } // namespace torchlint

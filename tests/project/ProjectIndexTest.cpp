@@ -2,6 +2,9 @@
 // and remembered for the run, so the answers must not depend on the order of the questions.
 #include "project/ProjectIndex.h"
 
+#include "driver/Discovery.h"
+#include "Rules.h"
+
 #include "flow/Summary.h"
 
 #include "TestUtil.h"
@@ -77,6 +80,42 @@ TEST(ProjectIndex, AModuleUnderTheRootIsOneFileFromEveryFolder) {
   EXPECT_EQ(Index.fileOf("helpers", Root + "/tools"), "");
   EXPECT_EQ(Index.fileOf("helpers", Root + "/scripts"), Root + "/scripts/helpers.py");
   EXPECT_EQ(Index.fileOf("helpers", Root + "/tools"), "");
+}
+
+TEST(ProjectIndex, WhatDiscoveryListedAnswersAsTheDiskDoes) {
+  std::string Top = test::tempDir();
+  writeTree(Top, {{"proj/pyproject.toml", PyProject},
+                  {"proj/pkg/__init__.py", ""},
+                  {"proj/pkg/data.py", ""},
+                  {"proj/pkg/sub/__init__.py", ""},
+                  {"proj/pkg/sub/m.py", ""},
+                  {"proj/scripts/train.py", ""},
+                  {"proj/scripts/helpers.py", ""},
+                  {"proj/vendored/lib.py", ""},
+                  {"proj/.gitignore", "vendored/\n"},
+                  {"site/lib/__init__.py", ""},
+                  {"site/lib/deep/m.py", ""}});
+  ConfigResolver Res(rules::registry(), {});
+  // The walk lists `proj` (not its ignored `vendored`) and `site/lib`, not `site` itself.
+  Discovery D = discoverFiles({Top + "/proj", Top + "/site/lib"}, Res, false);
+  ASSERT_TRUE(D.Listings);
+  const std::string Folders[] = {Top + "/proj/pkg/sub", Top + "/proj/pkg",      Top + "/proj/scripts",
+                                 Top + "/proj/vendored", Top + "/site/lib/deep", Top + "/site/lib"};
+  RootMarks Listed;
+  for (const std::string &F : Folders) {
+    ProjectRoot Disk = findProjectRoot(F), FromListing = findProjectRoot(F, Listed, D.Listings.get());
+    EXPECT_EQ(FromListing.Dir, Disk.Dir) << F;
+    EXPECT_EQ(FromListing.OnlyPackage, Disk.OnlyPackage) << F;
+  }
+  ProjectIndex Disk(ProjectRoot{Top + "/proj", {}}), FromListing(ProjectRoot{Top + "/proj", {}}, nullptr,
+                                                                  D.Listings.get());
+  for (const std::string &From : {Top + "/proj/scripts", Top + "/proj/pkg", Top + "/proj"})
+    for (std::string_view M : {"pkg", "pkg.data", "pkg.sub", "pkg.sub.m", "pkg.nope", "helpers", "vendored.lib",
+                               "numpy", "scripts.train"})
+      EXPECT_EQ(FromListing.fileOf(M, From), Disk.fileOf(M, From)) << M << " from " << From;
+  // (Found through the listing and through the disk alike.)
+  EXPECT_EQ(FromListing.fileOf("vendored.lib", Top + "/proj"), Top + "/proj/vendored/lib.py");
+  EXPECT_EQ(FromListing.fileOf("helpers", Top + "/proj/scripts"), Top + "/proj/scripts/helpers.py");
 }
 
 TEST(ProjectIndex, AStarImportedModuleThatDoesNotDefineANameIsNotSummarisedForIt) {
