@@ -1,6 +1,7 @@
 // Reading, validating and resolving configuration files.
 #include "config/Config.h"
 #include "config/Glob.h"
+#include "config/Requirements.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -321,8 +322,8 @@ llvm::Expected<std::shared_ptr<const Config>> ConfigResolver::forDirectory(const
 namespace {
 std::string relativeTo(const std::string &Root, const std::string &Path) {
   llvm::SmallString<256> AbsRoot(Root), AbsPath(Path);
-  llvm::sys::fs::make_absolute(AbsRoot);
-  llvm::sys::fs::make_absolute(AbsPath);
+  makeAbsolute(AbsRoot);
+  makeAbsolute(AbsPath);
   llvm::sys::path::remove_dots(AbsRoot, true);
   llvm::sys::path::remove_dots(AbsPath, true);
   llvm::StringRef R(AbsRoot), P(AbsPath);

@@ -58,6 +58,9 @@ public:
   /// The config that applies to \p Path (a file or directory); errors are remembered and
   /// returned each time.
   llvm::Expected<std::shared_ptr<const Config>> forPath(const std::string &Path);
+  /// The same for a folder already known to be one, given as an absolute path without `.` or
+  /// `..` (as discovery walks them): no system call to ask what it is.
+  llvm::Expected<std::shared_ptr<const Config>> forDirectory(const std::string &Dir);
   /// The settings for one file: its rules, and the PyTorch it targets (`target-torch-version`,
   /// else what the project declares, see Requirements.h).
   LintSettings settingsFor(const Config &C, const std::string &FilePath) const;
@@ -69,7 +72,6 @@ public:
   const CliOptions &cli() const { return Cli; }
 
 private:
-  llvm::Expected<std::shared_ptr<const Config>> forDirectory(const std::string &Dir);
   const Registry &Reg;
   CliOptions Cli;
   std::mutex Mu;

@@ -252,9 +252,24 @@ std::optional<TorchVersion> torchLowerBound(std::string_view R, bool Poetry) {
   return Lower;
 }
 
+const std::string &workingDirectory() {
+  static const std::string Cwd = [] {
+    llvm::SmallString<256> C;
+    return llvm::sys::fs::current_path(C) ? std::string() : std::string(C);
+  }();
+  return Cwd;
+}
+
+void makeAbsolute(llvm::SmallVectorImpl<char> &P) {
+  if (workingDirectory().empty())
+    llvm::sys::fs::make_absolute(P); // unknown: as LLVM does it, each time
+  else
+    llvm::sys::fs::make_absolute(workingDirectory(), P);
+}
+
 std::string absolutePath(const std::string &Path) {
   llvm::SmallString<256> Abs(Path);
-  llvm::sys::fs::make_absolute(Abs);
+  makeAbsolute(Abs);
   llvm::sys::path::remove_dots(Abs, true);
   return std::string(Abs);
 }

@@ -7,6 +7,8 @@
 
 #include "lint/Rule.h"
 
+#include <llvm/ADT/SmallVector.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +27,13 @@ std::optional<TorchVersion> torchLowerBound(std::string_view Requirement, bool P
 
 /// \p Path made absolute, without `.` and `..` components.
 std::string absolutePath(const std::string &Path);
+
+/// The working directory, asked once per process: nothing in torchlint changes it, and each
+/// question costs two system calls (LLVM compares $PWD with `.`), for every entry a walk over
+/// a tree meets. Empty when it cannot be known.
+const std::string &workingDirectory();
+/// \p P made absolute against workingDirectory() (unchanged when it already is).
+void makeAbsolute(llvm::SmallVectorImpl<char> &P);
 
 /// Whether folder \p Dir holds pyproject.toml, setup.py, setup.cfg or .git: a project's root.
 bool hasProjectMarker(const std::string &Dir);

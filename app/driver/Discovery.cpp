@@ -1,6 +1,8 @@
 // File discovery with excludes and .gitignore.
 #include "driver/Discovery.h"
 
+#include "config/Requirements.h"
+
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
@@ -71,7 +73,7 @@ namespace {
 
 std::string absolute(const std::string &P) {
   llvm::SmallString<256> A(P);
-  fs::make_absolute(A);
+  makeAbsolute(A);
   path::remove_dots(A, true);
   return std::string(A);
 }
@@ -169,7 +171,7 @@ void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out, Fol
     }
     Seen.add(Dir, std::move(Listed));
     for (auto &[P, IsDir] : Entries) {
-      auto Cfg = Resolver.forPath(IsDir ? P : Dir);
+      auto Cfg = Resolver.forDirectory(IsDir ? P : Dir);
       if (!Cfg) {
         Out.Errors.push_back(llvm::toString(Cfg.takeError()));
         continue;
@@ -186,8 +188,7 @@ void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out, Fol
 
 std::string display(const std::string &Abs) {
   // Paths are shown relative to the working directory when below it.
-  llvm::SmallString<256> Cwd;
-  if (!fs::current_path(Cwd)) {
+  if (const std::string &Cwd = workingDirectory(); !Cwd.empty()) {
     llvm::StringRef A(Abs);
     if (A.startswith(Cwd) && A.size() > Cwd.size() && A[Cwd.size()] == '/')
       return A.substr(Cwd.size() + 1).str();
