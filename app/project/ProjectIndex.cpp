@@ -19,39 +19,29 @@ namespace {
 
 std::string absolute(const std::string &Path) { return absolutePath(Path); }
 
-/// What \p P is, from its folder's listing where discovery made one, else from the disk.
-bool isFile(const std::string &P, const FolderListings *L) {
+/// Whether \p P is a regular file (\p File), a folder (\p Folder), or either: from its folder's
+/// listing where discovery made one, else from the disk (\p Disk).
+template <class DiskAnswer>
+bool probe(const std::string &P, const FolderListings *L, bool File, bool Folder, DiskAnswer Disk) {
   switch (L ? L->find(P) : FolderListings::Answer::Unknown) {
   case FolderListings::Answer::File:
-    return true;
-  case FolderListings::Answer::Absent:
+    return File;
   case FolderListings::Answer::Folder:
+    return Folder;
+  case FolderListings::Answer::Absent:
     return false;
   default:
-    return llvm::sys::fs::is_regular_file(P);
+    return Disk(P);
   }
+}
+bool isFile(const std::string &P, const FolderListings *L) {
+  return probe(P, L, true, false, [](const std::string &Q) { return llvm::sys::fs::is_regular_file(Q); });
 }
 bool exists(const std::string &P, const FolderListings *L) {
-  switch (L ? L->find(P) : FolderListings::Answer::Unknown) {
-  case FolderListings::Answer::File:
-  case FolderListings::Answer::Folder:
-    return true;
-  case FolderListings::Answer::Absent:
-    return false;
-  default:
-    return llvm::sys::fs::exists(P);
-  }
+  return probe(P, L, true, true, [](const std::string &Q) { return llvm::sys::fs::exists(Q); });
 }
 bool isFolder(const std::string &P, const FolderListings *L) {
-  switch (L ? L->find(P) : FolderListings::Answer::Unknown) {
-  case FolderListings::Answer::Folder:
-    return true;
-  case FolderListings::Answer::File:
-  case FolderListings::Answer::Absent:
-    return false;
-  default:
-    return llvm::sys::fs::is_directory(P);
-  }
+  return probe(P, L, false, true, [](const std::string &Q) { return llvm::sys::fs::is_directory(Q); });
 }
 
 std::string parentOf(const std::string &P) { return std::string(llvm::sys::path::parent_path(P)); }
