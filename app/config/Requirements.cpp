@@ -274,11 +274,15 @@ std::string absolutePath(const std::string &Path) {
   return std::string(Abs);
 }
 
-bool hasProjectMarker(const std::string &Dir) {
+bool hasProjectMarker(const std::string &Dir, llvm::function_ref<bool(const std::string &)> Exists) {
   for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
-    if (llvm::sys::fs::exists(Dir + "/" + Marker))
+    if (Exists(Dir + "/" + Marker))
       return true;
   return false;
+}
+
+bool hasProjectMarker(const std::string &Dir) {
+  return hasProjectMarker(Dir, [](const std::string &P) { return llvm::sys::fs::exists(P); });
 }
 
 std::string projectRoot(const std::string &Path) {

@@ -7,6 +7,7 @@
 
 #include "lint/Rule.h"
 
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/SmallVector.h>
 
 #include <optional>
@@ -37,6 +38,8 @@ void makeAbsolute(llvm::SmallVectorImpl<char> &P);
 
 /// Whether folder \p Dir holds pyproject.toml, setup.py, setup.cfg or .git: a project's root.
 bool hasProjectMarker(const std::string &Dir);
+/// The same, asking \p Exists whether a path is there (a listing before the disk).
+bool hasProjectMarker(const std::string &Dir, llvm::function_ref<bool(const std::string &)> Exists);
 
 /// The project root of a file or folder: the nearest folder above it holding
 /// pyproject.toml, setup.py, setup.cfg or .git (as Ruff and Pyright find theirs); empty when

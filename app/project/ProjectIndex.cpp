@@ -62,10 +62,7 @@ ProjectRoot findProjectRoot(const std::string &Path, RootMarks &Seen, const Fold
   };
   auto HasMarker = [&](const std::string &Dir) {
     return Ask(Seen.Marker, Dir, [&] {
-      for (const char *Marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
-        if (exists(Dir + "/" + Marker, Listings))
-          return true;
-      return false;
+      return hasProjectMarker(Dir, [&](const std::string &P) { return exists(P, Listings); });
     });
   };
   auto HasInit = [&](const std::string &Dir) {
