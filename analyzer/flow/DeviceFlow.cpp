@@ -211,7 +211,7 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
   bool Helper = Forward && M.scope(Scope).Name != "forward" && M.methodClass(Scope);
   bool First = true;
   size_t Position = 0; // among the arguments a caller writes (after `self`)
-  for (const Parameter &P : parametersOf(Function)) {
+  for (const Parameter &P : M.parameters(Function)) {
     bool IsFirst = First;
     First = false;
     bool Self = IsFirst && Helper && !ts_node_is_null(P.Name) && Text(P.Name) == "self";
@@ -333,7 +333,7 @@ bool DeviceFlow::Impl::mayMoveUncached(int32_t Scope, size_t Position, std::stri
   TSNode Fn = M.scope(Scope).Node;
   std::string_view Param;
   size_t I = 0;
-  for (const Parameter &P : parametersOf(Fn)) {
+  for (const Parameter &P : M.parameters(Fn)) {
     if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
       return true; // *args, **kwargs: anything may happen
     std::string_view N = Text(P.Name);

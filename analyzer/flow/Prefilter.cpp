@@ -98,7 +98,7 @@ bool DeviceFlow::Impl::libraryMayMatter(int32_t Scope) {
   TSNode Fn = M.scope(Scope).Node;
   if (!callsSource(afterName(Fn), /*Constructors=*/false))
     return false;
-  for (const Parameter &P : parametersOf(Fn)) {
+  for (const Parameter &P : M.parameters(Fn)) {
     if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
       continue;
     std::string_view Ann = ts_node_is_null(P.Annotation) ? std::string_view() : Text(P.Annotation);

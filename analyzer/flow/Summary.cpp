@@ -158,7 +158,7 @@ void DeviceFlow::Impl::parameterFacts(int32_t Scope, flow::Export &E) {
   std::string_view Body = Text(field(Fn, "body"));
   size_t Position = 0;
   E.MayMove = 0;
-  for (const Parameter &P : parametersOf(Fn)) {
+  for (const Parameter &P : M.parameters(Fn)) {
     if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default)) {
       E.MayMove = ~0u; // *args, **kwargs: anything may happen to anything
       break;

@@ -105,8 +105,8 @@ template <class Fn> void allNames(TSNode N, Fn &&Each) {
     Stack.pop_back();
     if (is(C, "identifier"))
       Each(C);
-    for (uint32_t I = ts_node_named_child_count(C); I > 0; --I)
-      Stack.push_back(ts_node_named_child(C, I - 1));
+    NodeList Kids = namedChildren(C); // (ts_node_named_child walks from the first child each time)
+    Stack.insert(Stack.end(), Kids.rbegin(), Kids.rend());
   }
 }
 
@@ -125,8 +125,8 @@ template <class Fn> void targetNames(TSNode Target, Fn &&Each) {
     } else if (K == "pattern_list" || K == "tuple_pattern" || K == "list_pattern" || K == "tuple" || K == "list" ||
                K == "parenthesized_expression" || K == "list_splat_pattern" || K == "list_splat" ||
                K == "expression_list") {
-      for (uint32_t I = ts_node_named_child_count(C); I > 0; --I)
-        Stack.push_back(ts_node_named_child(C, I - 1));
+      NodeList Kids = namedChildren(C);
+      Stack.insert(Stack.end(), Kids.rbegin(), Kids.rend());
     }
   }
 }
@@ -150,9 +150,11 @@ public:
         continue; // their bodies are other scopes
       if (!Deep && !(K & KContainer))
         continue;
-      // In reverse, so that the stack hands them out in document order.
-      for (uint32_t I = ts_node_named_child_count(N); I > 0; --I)
-        Stack.emplace_back(ts_node_named_child(N, I - 1), (K & KWithItem) != 0);
+      // In reverse, so that the stack hands them out in document order (read once: a block's
+      // statements by index would be quadratic).
+      NodeList Kids = namedChildren(N);
+      for (auto It = Kids.rbegin(); It != Kids.rend(); ++It)
+        Stack.emplace_back(*It, (K & KWithItem) != 0);
     }
     return true;
   }
@@ -231,8 +233,9 @@ ScopeBindings ScopeBindings::read(TSNode Owner, const NodeText &Text) {
   ScopeBindings S;
   std::vector<std::pair<TSNode, bool>> Roots;
   if (is(Owner, "module")) {
-    for (uint32_t I = ts_node_named_child_count(Owner); I > 0; --I)
-      Roots.emplace_back(ts_node_named_child(Owner, I - 1), false);
+    NodeList Statements = namedChildren(Owner);
+    for (auto It = Statements.rbegin(); It != Statements.rend(); ++It)
+      Roots.emplace_back(*It, false);
   } else {
     uint32_t Index = 0;
     for (const Parameter &P : parametersOf(Owner)) {

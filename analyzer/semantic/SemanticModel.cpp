@@ -207,6 +207,13 @@ const ScopeBindings &SemanticModel::bindings(int32_t Id) const {
   return *Bound[Id];
 }
 
+const ParameterList &SemanticModel::parameters(TSNode Function) const {
+  auto [It, New] = Params.try_emplace(Function.id);
+  if (New)
+    It->second = parametersOf(Function);
+  return It->second;
+}
+
 std::optional<std::pair<int32_t, const ScopeBindings *>> SemanticModel::bindingScope(std::string_view Name,
                                                                                       int32_t From) const {
   if (From < 0 || From >= static_cast<int32_t>(Scopes.size()) || Scopes[From].Kind == ScopeKind::Class)

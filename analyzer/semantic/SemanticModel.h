@@ -161,6 +161,9 @@ public:
   /// What scope \p Id binds (a function's or lambda's parameters and statements, or the
   /// module's), read on first use; empty for class scopes.
   const ScopeBindings &bindings(int32_t Id) const;
+  /// The parameters of the function or lambda \p Function (parametersOf()), read once: the
+  /// flow, the bindings and several rules ask for the same function's.
+  const ParameterList &parameters(TSNode Function) const;
   /// The function or module scope whose bindings define the plain name \p Name as seen from
   /// scope \p From (the innermost enclosing function that binds it, else the module), with
   /// those bindings; nullopt in a class body, or when a scope on the way is too large to read.
@@ -216,6 +219,7 @@ private:
   std::vector<std::pair<uint32_t, uint32_t>> Prose;
   std::vector<std::pair<std::string_view, TSNode>> ImportSites;
   mutable std::vector<std::unique_ptr<ScopeBindings>> Bound; // by scope, read on first use
+  mutable std::unordered_map<const void *, ParameterList> Params; // by function node, read on first use
 };
 
 } // namespace torchlint

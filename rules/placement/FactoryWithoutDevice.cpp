@@ -209,7 +209,7 @@ private:
       return;
     std::vector<std::string_view> Inputs;
     bool Plain = true;
-    for (const Parameter &P : parametersOf(M.scope(Fn).Node)) {
+    for (const Parameter &P : M.parameters(M.scope(Fn).Node)) {
       if (P.How == Parameter::Form::Plain && !ts_node_is_null(P.Name))
         Inputs.push_back(Text(P.Name));
       else

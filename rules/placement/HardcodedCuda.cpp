@@ -159,7 +159,7 @@ public:
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (!is(N, "call")) {
       if (!(N.Flags & FlagCudaGuarded))
-        for (const Parameter &P : parametersOf(N.Node))
+        for (const Parameter &P : Ctx.model().parameters(N.Node))
           defaultParameter(P, Ctx);
       return;
     }

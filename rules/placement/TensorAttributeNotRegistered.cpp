@@ -93,7 +93,7 @@ bool tensorValue(TSNode Value, TSNode Assignment, const NodeRef &N, const Semant
   if (!AskedLocal)
     return false;
   if (is(Value, "identifier")) // `self.n = n`: whatever the caller passes
-    for (const Parameter &P : parametersOf(M.scope(N.Scope).Node))
+    for (const Parameter &P : M.parameters(M.scope(N.Scope).Node))
       if (!ts_node_is_null(P.Name) && M.text()(P.Name) == M.text()(Value))
         return false;
   auto Locals = torch::localTensorsBefore(N.Scope, ts_node_start_byte(Assignment), M);
