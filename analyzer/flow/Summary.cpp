@@ -181,7 +181,7 @@ void DeviceFlow::Impl::parameterFacts(int32_t Scope, flow::Export &E) {
     E.MayMove = ~0u;
 }
 
-ModuleSummary importTable(const FileContext &File, std::string Module, std::string Display) {
+ModuleSummary importTable(const FileContext &File, std::string Module, std::string Display, bool WithDefined) {
   ModuleSummary Out;
   Out.Module = std::move(Module);
   Out.Display = std::move(Display);
@@ -192,9 +192,10 @@ ModuleSummary importTable(const FileContext &File, std::string Module, std::stri
   Out.Stars = M.starImports();
   if (!ts_node_is_null(File.root())) {
     Out.All = literalAll(File.root(), M.text());
-    if (const ScopeBindings &B = M.bindings(0); !B.TooLarge) {
+    const ScopeBindings *B = WithDefined ? &M.bindings(0) : nullptr;
+    if (B && !B->TooLarge) {
       Out.Defined.emplace();
-      for (const Binding &Bound : B.all())
+      for (const Binding &Bound : B->all())
         if (Bound.Kind != BindingKind::Import && Bound.Kind != BindingKind::Declaration)
           Out.Defined->emplace(Bound.Name);
     }
@@ -204,7 +205,10 @@ ModuleSummary importTable(const FileContext &File, std::string Module, std::stri
 
 ModuleSummary summarize(const FileContext &File, std::string Module, std::string Display,
                         const std::set<std::string, std::less<>> *Only) {
-  ModuleSummary Out = importTable(File, std::move(Module), std::move(Display));
+  // Defined is for an import table standing alone (ProjectIndex::tableWithout): a full summary
+  // answers for its names itself, and reading the module's bindings for it cost the summary
+  // more than its flow did in a package of small modules.
+  ModuleSummary Out = importTable(File, std::move(Module), std::move(Display), /*WithDefined=*/false);
   if (Only)
     Out.Only = *Only;
   const SemanticModel &M = File.model();

@@ -75,8 +75,9 @@ struct ModuleSummary {
 };
 
 /// Only the module's imports, star imports and `__all__` (what a star import of it binds):
-/// never reads another module.
-ModuleSummary importTable(const FileContext &File, std::string Module, std::string Display);
+/// never reads another module. With \p WithDefined, also the names it defines (Defined).
+ModuleSummary importTable(const FileContext &File, std::string Module, std::string Display,
+                          bool WithDefined = true);
 
 /// Summarises the analysed file \p File (its semantic model knows its module name through its
 /// project, so relative imports come out absolute). \p Module and \p Display name it. With
