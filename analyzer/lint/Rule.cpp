@@ -71,7 +71,7 @@ const CallFacts *RuleContext::call(TSNode Call) {
   Cached.reset();
   std::optional<CallArgs> A;
   if (Node && NodeParts && !ts_node_is_null(NodeParts->ArgList) && ts_node_eq(Node->Node, Call)) {
-    if (is(NodeParts->ArgList, "argument_list")) { // not a generator argument
+    if (NodeParts->Arguments) { // not a generator argument
       A.emplace();
       A->Callee = NodeParts->Callee;
       A->ArgList = NodeParts->ArgList;

@@ -83,6 +83,7 @@ inline bool is(const NodeRef &N, std::string_view K) {
 /// A call's two children, as the walk met them.
 struct CallParts {
   TSNode Callee{}, ArgList{};
+  bool Arguments = false; // ArgList is an `argument_list` (not a generator expression)
 };
 
 class SemanticModel {

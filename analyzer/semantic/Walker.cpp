@@ -257,9 +257,17 @@ private:
     if (Skip How = skipOf(Sym); !F.Leaf && SkipInert && !AnyError && How != Skip::Never)
       F.Leaf = inertNode(N, How, Kind == WK::Call ? CalleeOpen : std::string_view::npos);
     if (!F.InError && Wanted.contains(Sym)) {
-      if (F.Children == 2 && Kind == WK::Call && !F.Leaf) {
+      if (F.Children == 2 && Kind == WK::Call) {
         F.Call = static_cast<uint32_t>(R.Calls.size());
-        R.Calls.emplace_back();
+        CallParts &Parts = R.Calls.emplace_back();
+        // A call the walk does not descend into: its parts now, while its memory is at hand.
+        // The dispatch asks for every call's after the whole walk, when a large file's tree
+        // has long left the cache.
+        if (F.Leaf) {
+          Parts.Callee = ts_node_child(N, 0);
+          Parts.ArgList = ts_node_child(N, 1);
+          Parts.Arguments = is(Parts.ArgList, "argument_list");
+        }
       }
       R.Nodes.push_back(NodeRef{N, F.Scope,
                                 static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
@@ -317,6 +325,8 @@ private:
     if (P.Call) {
       CallParts &Parts = R.Calls[P.Call];
       (P.Seen == 0 ? Parts.Callee : Parts.ArgList) = N;
+      if (P.Seen != 0)
+        Parts.Arguments = is(N, "argument_list");
     }
     ++P.Seen;
   }
