@@ -94,6 +94,36 @@ TEST(Bindings, ParametersReadOneWay) {
   ASSERT_EQ(G.size(), 2u);
   EXPECT_EQ(G[0].How, Parameter::Form::Separator);
   EXPECT_TRUE(ts_node_is_null(G[0].Name));
+  // The model reads each function's once and answers with the same list after.
+  const ParameterList &F1 = A.Model.parameters(A.Model.scope(A.scope("f")).Node);
+  const ParameterList &G1 = A.Model.parameters(A.Model.scope(A.scope("g")).Node);
+  EXPECT_EQ(&F1, &A.Model.parameters(A.Model.scope(A.scope("f")).Node));
+  ASSERT_EQ(F1.size(), P.size());
+  for (size_t I = 0; I < P.size(); ++I) {
+    EXPECT_TRUE(ts_node_eq(F1[I].Node, P[I].Node));
+    EXPECT_EQ(F1[I].How, P[I].How);
+  }
+  ASSERT_EQ(G1.size(), 2u);
+  EXPECT_EQ(G1[1].How, Parameter::Form::Plain);
+  EXPECT_EQ(A.Model.text()(G1[1].Name), "a");
+}
+
+// A block's and a module's names, read from many statements: each statement once, in order.
+TEST(Bindings, LongBlocksAreReadInOrder) {
+  std::string Src = "import torch\n";
+  for (int I = 0; I < 300; ++I)
+    Src += "x" + std::to_string(I) + " = " + std::to_string(I) + "\n";
+  Src += "def f():\n";
+  for (int I = 0; I < 300; ++I)
+    Src += "    y = " + std::to_string(I) + "\n";
+  Analyzed A(Src);
+  const ScopeBindings &Module = A.Model.bindings(0);
+  EXPECT_EQ(Module.of("x0").size(), 1u);
+  EXPECT_EQ(Module.of("x299").size(), 1u);
+  std::vector<const Binding *> Ys = A.Model.bindings(A.scope("f")).of("y");
+  ASSERT_EQ(Ys.size(), 300u);
+  for (size_t I = 1; I < Ys.size(); ++I)
+    EXPECT_LT(ts_node_start_byte(Ys[I - 1]->Site), ts_node_start_byte(Ys[I]->Site)) << "binding " << I;
 }
 
 TEST(Bindings, ConditionalImportsAreShims) {
