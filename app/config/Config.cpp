@@ -265,10 +265,8 @@ llvm::Expected<std::shared_ptr<const Config>> ConfigResolver::forPath(const std:
     Cache["--config"] = P;
     return P;
   }
-  llvm::SmallString<256> Abs(Path);
-  llvm::sys::fs::make_absolute(Abs);
-  llvm::sys::path::remove_dots(Abs, true);
-  std::string Dir = llvm::sys::fs::is_directory(Abs) ? std::string(Abs) : std::string(llvm::sys::path::parent_path(Abs));
+  std::string Abs = absolutePath(Path);
+  std::string Dir = llvm::sys::fs::is_directory(Abs) ? Abs : std::string(llvm::sys::path::parent_path(Abs));
   return forDirectory(Dir);
 }
 
@@ -321,11 +319,7 @@ llvm::Expected<std::shared_ptr<const Config>> ConfigResolver::forDirectory(const
 
 namespace {
 std::string relativeTo(const std::string &Root, const std::string &Path) {
-  llvm::SmallString<256> AbsRoot(Root), AbsPath(Path);
-  makeAbsolute(AbsRoot);
-  makeAbsolute(AbsPath);
-  llvm::sys::path::remove_dots(AbsRoot, true);
-  llvm::sys::path::remove_dots(AbsPath, true);
+  std::string AbsRoot = absolutePath(Root), AbsPath = absolutePath(Path);
   llvm::StringRef R(AbsRoot), P(AbsPath);
   if (P.startswith(R) && (P.size() == R.size() || P[R.size()] == '/'))
     return P.size() == R.size() ? std::string(".") : P.substr(R.size() + 1).str();

@@ -260,16 +260,12 @@ const std::string &workingDirectory() {
   return Cwd;
 }
 
-void makeAbsolute(llvm::SmallVectorImpl<char> &P) {
-  if (workingDirectory().empty())
-    llvm::sys::fs::make_absolute(P); // unknown: as LLVM does it, each time
-  else
-    llvm::sys::fs::make_absolute(workingDirectory(), P);
-}
-
 std::string absolutePath(const std::string &Path) {
   llvm::SmallString<256> Abs(Path);
-  makeAbsolute(Abs);
+  if (workingDirectory().empty())
+    llvm::sys::fs::make_absolute(Abs); // unknown: as LLVM does it, each time
+  else
+    llvm::sys::fs::make_absolute(workingDirectory(), Abs);
   llvm::sys::path::remove_dots(Abs, true);
   return std::string(Abs);
 }

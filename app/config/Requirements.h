@@ -8,7 +8,6 @@
 #include "lint/Rule.h"
 
 #include <llvm/ADT/STLFunctionalExtras.h>
-#include <llvm/ADT/SmallVector.h>
 
 #include <optional>
 #include <string>
@@ -33,8 +32,6 @@ std::string absolutePath(const std::string &Path);
 /// question costs two system calls (LLVM compares $PWD with `.`), for every entry a walk over
 /// a tree meets. Empty when it cannot be known.
 const std::string &workingDirectory();
-/// \p P made absolute against workingDirectory() (unchanged when it already is).
-void makeAbsolute(llvm::SmallVectorImpl<char> &P);
 
 /// Whether folder \p Dir holds pyproject.toml, setup.py, setup.cfg or .git: a project's root.
 bool hasProjectMarker(const std::string &Dir);

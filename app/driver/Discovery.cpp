@@ -71,12 +71,6 @@ int GitIgnore::match(const std::string &Abs, bool IsDir) const {
 
 namespace {
 
-std::string absolute(const std::string &P) {
-  llvm::SmallString<256> A(P);
-  makeAbsolute(A);
-  path::remove_dots(A, true);
-  return std::string(A);
-}
 
 /// The .gitignore files that apply inside \p Dir: those of its folders up to the
 /// repository root (the folder with .git), outermost first.
@@ -131,14 +125,15 @@ FolderListings::Answer kindOf(fs::file_type T) {
 }
 
 void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out, FolderListings &Seen) {
-  std::vector<GitIgnore> Ignores = ancestorsGitIgnores(absolute(Root));
+  const std::string AbsRoot = absolutePath(Root);
+  std::vector<GitIgnore> Ignores = ancestorsGitIgnores(AbsRoot);
   std::vector<std::pair<std::string, std::vector<GitIgnore>>> Stack;
-  Stack.emplace_back(absolute(Root), Ignores);
+  Stack.emplace_back(AbsRoot, Ignores);
   while (!Stack.empty()) {
     auto [Dir, Ign] = std::move(Stack.back());
     Stack.pop_back();
     // The folder's own .gitignore (the root's was read above).
-    if (Dir != absolute(Root)) {
+    if (Dir != AbsRoot) {
       llvm::SmallString<256> G(Dir);
       path::append(G, ".gitignore");
       if (auto B = llvm::MemoryBuffer::getFile(G))
@@ -238,7 +233,7 @@ Discovery discoverFiles(const std::vector<std::string> &Paths, ConfigResolver &R
       Out.Errors.push_back(P + ": " + EC.message());
       continue;
     }
-    std::string Abs = absolute(P);
+    std::string Abs = absolutePath(P);
     if (fs::is_directory(St)) {
       size_t Before = Out.Files.size();
       walk(Abs, Resolver, Out, *Seen);
