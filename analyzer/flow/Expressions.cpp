@@ -29,6 +29,16 @@ DType latticeType(torch::ScalarType T) {
 }
 
 void DeviceFlow::Impl::record(TSNode E, const Value &V) {
+  // Most expressions say nothing (names of unknown things, strings, numbers: a large literal
+  // table at module level is thousands of them), and a node without an entry reads as unknown.
+  // Outside loops a node is evaluated once, or again in the same state, so an unknown value
+  // needs no entry of its own; in a loop a later round may know more than an earlier one, and
+  // what the rounds disagree on must stay unknown, so every round's value is joined in.
+  if (V == Value() && F && F->Loops.empty()) {
+    if (auto It = Values.find(E.id); It != Values.end())
+      It->second = join(It->second, V);
+    return;
+  }
   auto [It, New] = Values.try_emplace(E.id, V);
   if (!New)
     It->second = join(It->second, V);

@@ -66,7 +66,8 @@ public:
   /// What the module's top-level names are to the files that import it (Summary.cpp).
   void summarize(ModuleSummary &Out);
 
-  // The answers, one per evaluated expression (a good part of the file's nodes), by node id:
+  // The answers, one per evaluated expression that says something (record(): an unknown value
+  // outside loops leaves no entry), by node id:
   // open addressing in one array (a node per entry and a division per look-up cost the flow
   // more than its interpretation). Nothing holds an entry across an insertion.
   llvm::DenseMap<const void *, Value> Values;
