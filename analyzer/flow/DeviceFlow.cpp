@@ -31,6 +31,8 @@ DeviceFlow::DeviceFlow(const FileContext &File) : P(std::make_unique<Impl>(File.
 }
 DeviceFlow::~DeviceFlow() = default;
 
+bool DeviceFlow::summarizeAfterLint(ModuleSummary &Out) const { return P->summarizeAfterLint(Out); }
+
 FileWide DeviceFlow::fileWide() {
   static constexpr std::string_view Words[] = {"set_default_device", "set_default_tensor_type"};
   return {Words, {}};
@@ -111,6 +113,7 @@ void DeviceFlow::Impl::run() {
   std::string_view Src = Text.source();
   // The module body first: its devices and DataLoaders are what functions see as globals.
   bool AnyCode = mayMatter(0, static_cast<uint32_t>(Src.size()));
+  ModuleRead = AnyCode;
   for (size_t I = 0; I < M.scopes().size(); ++I)
     if (M.scopes()[I].Kind == ScopeKind::Module && AnyCode)
       analyseScope(static_cast<int32_t>(I));
@@ -128,24 +131,28 @@ void DeviceFlow::Impl::run() {
 
 
 void DeviceFlow::Impl::analyseScope(int32_t Id) {
-  if (Analysed[Id])
+  if (Analysed[Id]) {
+    // Asked for again while under way: a recursion (what the caller gets depends on where
+    // the analysis started).
+    MetBusy |= Analysed[Id] == 1;
     return;
-  Analysed[Id] = 1;
+  }
+  Analysed[Id] = 1; // under way; 2: done
   const Scope &S = M.scope(Id);
   Frame Fr;
   Frame *Saved = F;
   F = &Fr;
   if (S.Kind == ScopeKind::Module) {
     block(Root);
-    if (KeepModule)
-      ModuleVars = Fr.S.V;
     for (auto &[K, V] : Fr.S.V)
       if ((V.Kind == ValueKind::Device || V.Kind == ValueKind::DataLoader) && K.find('.') == std::string_view::npos)
         Globals.emplace(K, V);
+    ModuleVars = std::move(Fr.S.V); // what a summary exports (the frame ends here)
   } else {
     analyseFunction(Id, S, Fr);
   }
   F = Saved;
+  Analysed[Id] = 2;
 }
 
 void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
@@ -198,8 +205,12 @@ void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
 
 void DeviceFlow::Impl::analyseClassInit(int32_t Class) {
   ClassFacts &CF = Classes[Class];
-  if (CF.Done || CF.Busy)
+  if (CF.Done)
     return;
+  if (CF.Busy) {
+    MetBusy = true;
+    return;
+  }
   CF.Busy = true;
   if (int32_t Init = initOf(Class); Init >= 0)
     analyseScope(Init);
@@ -304,8 +315,10 @@ bool DeviceFlow::Impl::annotatesTensor(TSNode Type) const {
 Value DeviceFlow::Impl::localCall(int32_t Scope) {
   auto &S = Summaries[Scope];
   if (!S.Done) {
-    if (S.Busy)
+    if (S.Busy) {
+      MetBusy = true;
       return {};
+    }
     S.Busy = true;
     analyseScope(Scope);
     S.Busy = false;

@@ -30,6 +30,8 @@ struct OptimizerLoad {
   std::string Through;   // a helper of another module that loads it: "`restore` (ckpt.py:4)"
 };
 
+struct ModuleSummary;
+
 class DeviceFlow {
 public:
   /// Analyses the file rooted at \p Root. \p Model must outlive the flow.
@@ -61,6 +63,11 @@ public:
   Note deviceNote(TSNode Expr, const Value &V, const NodeText &Text) const;
   /// A note on where \p Expr got its dtype: "`x` is float64 (from NumPy at line 3)".
   Note dtypeNote(TSNode Expr, const Value &V, const NodeText &Text) const;
+
+  /// After the lint: the module's summary exports (\p Out's Names, for \p Out's Module and
+  /// Only), where this flow gives what a summarising flow would; false where it may not.
+  /// Analyses what the lint skipped, so only once the lint's rules are done.
+  bool summarizeAfterLint(ModuleSummary &Out) const;
 
   class Impl;
 

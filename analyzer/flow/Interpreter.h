@@ -65,6 +65,10 @@ public:
   void run();
   /// What the module's top-level names are to the files that import it (Summary.cpp).
   void summarize(ModuleSummary &Out);
+  void exportNames(ModuleSummary &Out);
+  /// The same summary from this flow after the lint ran it, where that cannot differ from a
+  /// summarising flow's: false (and \p Out's names left empty) where it might.
+  bool summarizeAfterLint(ModuleSummary &Out);
 
   // The answers, one per evaluated expression that says something (record(): an unknown value
   // outside loops leaves no entry), by node id:
@@ -125,12 +129,17 @@ private:
   const NodeText &Text;
   Vars Globals;
   bool KeepModule = false; // summarising: keep what the module body leaves
+  // What decides whether the lint's flow can give the module's summary (summarizeAfterLint):
+  bool ModuleRead = false;  // the module body was analysed first, as a summary's flow does
+  bool ReadProject = false; // some value came from another module's summary
+  bool MetBusy = false;     // a function or class was asked for while being analysed: a
+                            // recursion, whose answer depends on where the analysis started
   Vars ModuleVars;
   bool FactoriesUnknown = false; // the file changes the default device
   std::unordered_map<int32_t, ClassFacts> Classes;
   std::unordered_map<std::string_view, int32_t> TopFunctions; // name -> scope
   std::unordered_map<int32_t, FunctionSummary> Summaries;
-  std::vector<char> Analysed; // per scope
+  std::vector<char> Analysed; // per scope: 1 under way, 2 done
   Frame *F = nullptr;
   std::deque<std::string> BufferNames; // keys of `register_buffer("name", ...)`, stable storage
   uint32_t Depth = 0;                  // expression nesting being evaluated
@@ -221,7 +230,9 @@ private:
 
   // The project's other modules (Project.cpp).
   /// What the project says \p Q (a qualified name) is: its export and the module's summary.
-  std::pair<const ModuleSummary *, const Export *> projectName(std::string_view Q);
+  /// The summary and export of the project's name \p Q. \p Decides: a value may follow from
+  /// the answer (not the prefilter's question whether to analyse at all).
+  std::pair<const ModuleSummary *, const Export *> projectName(std::string_view Q, bool Decides = true);
   /// A call of a project function or module class; nullopt when the project knows nothing.
   std::optional<Value> projectCall(TSNode C, const CallArgs &A, std::string_view Q);
   /// A project module's constant named at \p E (`DEVICE`, `config.DEVICE`); nullopt if none.

@@ -161,7 +161,7 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
     if (startsWith(Q, "torch.") && (factoryWord(lastComponent(Q)) || (Constructors && capitalized(lastComponent(Q)))))
       return true;
     // A function of another module of the project whose summary says what it returns.
-    if (Bare && !Q.empty() && M.project() && projectName(Q).second)
+    if (Bare && !Q.empty() && M.project() && projectName(Q, /*Decides=*/false).second)
       return true;
   }
   return false;

@@ -10,7 +10,7 @@
 
 namespace torchlint::flow {
 
-std::pair<const ModuleSummary *, const Export *> DeviceFlow::Impl::projectName(std::string_view Q) {
+std::pair<const ModuleSummary *, const Export *> DeviceFlow::Impl::projectName(std::string_view Q, bool Decides) {
   // A summary is the module's own: it never reads another module's (KeepModule: summarising).
   const ProjectView *P = M.project();
   if (!P || KeepModule || Q.empty() || isTorchName(Q))
@@ -24,6 +24,7 @@ std::pair<const ModuleSummary *, const Export *> DeviceFlow::Impl::projectName(s
         It->second = {S, &E->second};
     }
   }
+  ReadProject |= Decides && It->second.second;
   return It->second;
 }
 

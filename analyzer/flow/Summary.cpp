@@ -47,6 +47,28 @@ void DeviceFlow::Impl::summarize(ModuleSummary &Out) {
   F = &Top; // constructors read the frame they run in
   KeepModule = true;
   analyseScope(0);
+  exportNames(Out);
+}
+
+// The lint's flow analysed the module body first, as summarize() does; each function it went on
+// to analyse, it analysed once, in a frame of its own, from the module's globals. Where no value
+// came from another module and no recursion made an answer depend on where the analysis
+// started, what it knows is what a summarising flow would know, and the exports can be read
+// off it (analysing what the lint skipped, now without asking the project).
+bool DeviceFlow::Impl::summarizeAfterLint(ModuleSummary &Out) {
+  if (!ModuleRead || ReadProject || MetBusy)
+    return false;
+  KeepModule = true;
+  exportNames(Out);
+  if (MetBusy) { // met while analysing what the lint skipped
+    Out.Names.clear();
+    return false;
+  }
+  return true;
+}
+
+void DeviceFlow::Impl::exportNames(ModuleSummary &Out) {
+  Frame Top;
   F = &Top;
   // A configured device keeps its name only where the module itself holds it at top level:
   // the importer names it `module.NAME`, as every other importer does.
@@ -213,6 +235,9 @@ ModuleSummary summarize(const FileContext &File, std::string Module, std::string
     Out.Only = *Only;
   const SemanticModel &M = File.model();
   if (ts_node_is_null(File.root()) || !M.importsTorch() || (Only && Only->empty()))
+    return Out;
+  // The lint's own flow, where it can say the same: no second interpretation of the file.
+  if (const DeviceFlow *Lint = File.built<DeviceFlow>(); Lint && Lint->summarizeAfterLint(Out))
     return Out;
   DeviceFlow::Impl I(File.root(), M);
   I.summarize(Out);

@@ -61,6 +61,12 @@ public:
     return build<T>(I);
   }
 
+  /// The analysis \p T if something asked for it already, else null (builds nothing).
+  template <class T> const T *built() const {
+    size_t I = detail::analysisIndex<T>();
+    return I < Slots.size() && Slots[I] ? static_cast<const T *>(Slots[I].get()) : nullptr;
+  }
+
 private:
   template <class T> [[gnu::noinline]] const T &build(size_t I) const {
     // Built before it is stored: its constructor may ask for other analyses, which may grow
