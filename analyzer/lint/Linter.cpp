@@ -94,6 +94,8 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   for (size_t I = 0; I < On.size(); ++I)
     On[I] = S.enabled(Reg.rules()[I]->info().Code);
   static const TSSymbol CallSym = symbolFor("call");
+  enum : uint8_t { OtherCallee, AttributeCallee, IdentifierCallee };
+  static const KindTable<uint8_t> CalleeKinds{{"attribute", AttributeCallee}, {"identifier", IdentifierCallee}};
   for (const NodeRef &N : W.Nodes) {
     if (N.Flags & FlagExpectsError)
       continue; // inside `pytest.raises(...)`: the misuse is what the test checks
@@ -105,20 +107,23 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
     const std::vector<char> *ByWritten = nullptr, *ByImport = nullptr; // null: no rule's name
     if (Named) {
       std::string_view Written, Imported;
-      TSNode Callee = Ctx.callee(N.Node);
-      std::string_view Spelled = Model.text()(Callee);
+      // The callee's text and kind as the walk read them (the call's facts hold them).
+      const CallFacts *Facts = Ctx.call(N.Node);
+      TSNode Callee = Facts ? Facts->Callee : field(N.Node, "function");
+      std::string_view Spelled = Facts ? Facts->CalleeText : Model.text()(Callee);
+      uint8_t Kind = CalleeKinds.of(Facts && Facts->CalleeSym ? Facts->CalleeSym : ts_node_symbol(Callee));
       if (plainDottedName(Spelled)) {
         // `name` or `a.b.name`, read off the text: most callees are, and the tree costs more.
         size_t Dot = Spelled.rfind('.');
-        if (Dot != std::string_view::npos && is(Callee, "attribute")) {
+        if (Dot != std::string_view::npos && Kind == AttributeCallee) {
           Written = Spelled.substr(Dot + 1);
-        } else if (Dot == std::string_view::npos && is(Callee, "identifier")) {
+        } else if (Dot == std::string_view::npos && Kind == IdentifierCallee) {
           Written = Spelled;
           Imported = lastComponent(Model.importOf(Written));
         }
       } else if (const auto &P = Ctx.calleeAttribute(N.Node)) {
         Written = P->Name;
-      } else if (is(Callee, "identifier")) {
+      } else if (Kind == IdentifierCallee) {
         Written = Spelled;
         Imported = lastComponent(Model.importOf(Written));
       }

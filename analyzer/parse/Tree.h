@@ -75,10 +75,9 @@ public:
         if (symbolNames()[S] == Name)
           Values[S] = V;
   }
-  T operator()(TSNode N) const {
-    TSSymbol S = ts_node_symbol(N);
-    return S < Values.size() ? Values[S] : Other;
-  }
+  T operator()(TSNode N) const { return of(ts_node_symbol(N)); }
+  /// By a symbol already read (NodeRef::Sym).
+  T of(TSSymbol S) const { return S < Values.size() ? Values[S] : Other; }
 
 private:
   std::vector<T> Values;

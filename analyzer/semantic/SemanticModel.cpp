@@ -23,11 +23,20 @@ std::string SemanticModel::qualifiedName(TSNode Expr) const {
   return MemoName;
 }
 
-std::string SemanticModel::resolve(TSNode Expr) const {
+std::string SemanticModel::qualifiedName(TSNode Expr, std::string_view Spelled, TSSymbol Sym) const {
+  if (!memoFor(Expr)) {
+    MemoName = resolve(Expr, Spelled, Sym);
+    MemoId = Expr.id;
+    MemoStart = ts_node_start_byte(Expr);
+  }
+  return MemoName;
+}
+
+std::string SemanticModel::resolve(TSNode Expr, std::string_view T, TSSymbol Sym) const {
   // Fast path on the text when it is a plain dotted name (`T.nn.Linear`): most callees'
   // roots (`self`, `x`) are not imports, and then nothing else needs reading.
-  std::string_view T = Text(Expr);
-  if (plainDottedName(T) && (is(Expr, "attribute") || is(Expr, "identifier"))) {
+  static const KindTable<bool> Dotted{{"attribute", true}, {"identifier", true}};
+  if (plainDottedName(T) && Dotted.of(Sym)) {
     size_t Dot = T.find('.');
     auto It = Imports.find(T.substr(0, Dot));
     if (It == Imports.end())

@@ -72,6 +72,8 @@ struct NodeRef {
   // The symbol of the node's parent, as the walk met it: ts_node_parent walks down from the
   // root, so a rule that asks it of every node in a deep expression is quadratic.
   TSSymbol ParentSym = 0;
+  // The node's end byte, as the walk read it (its text without a look at the tree).
+  uint32_t End = 0;
 };
 
 /// Whether a collected node is of kind \p K, by the symbol the walk noted.
@@ -84,6 +86,10 @@ inline bool is(const NodeRef &N, std::string_view K) {
 struct CallParts {
   TSNode Callee{}, ArgList{};
   bool Arguments = false; // ArgList is an `argument_list` (not a generator expression)
+  // The callee's symbol and end, as the walk read them (0: not read): the dispatch reads
+  // every call's callee, long after the walk, when a large file's tree has left the cache.
+  TSSymbol CalleeSym = 0;
+  uint32_t CalleeEnd = 0;
 };
 
 class SemanticModel {
@@ -100,6 +106,8 @@ public:
   /// Qualified name of a dotted expression (`T.cuda.amp.autocast` -> `torch.cuda.amp.autocast`)
   /// when its root name is imported; empty otherwise.
   std::string qualifiedName(TSNode Expr) const;
+  /// The same, for an expression whose text and symbol the caller already holds.
+  std::string qualifiedName(TSNode Expr, std::string_view Spelled, TSSymbol Sym) const;
   /// Whether \p Expr names exactly the qualified name \p Q (e.g. "torch.load").
   bool refersTo(TSNode Expr, std::string_view Q) const;
   /// The qualified name an imported local name is bound to, or empty.
@@ -192,7 +200,8 @@ public:
   void finish();
 
 private:
-  std::string resolve(TSNode Expr) const;
+  std::string resolve(TSNode Expr) const { return resolve(Expr, Text(Expr), ts_node_symbol(Expr)); }
+  std::string resolve(TSNode Expr, std::string_view Spelled, TSSymbol Sym) const;
   bool memoFor(TSNode Expr) const { return Expr.id && Expr.id == MemoId && ts_node_start_byte(Expr) == MemoStart; }
 
   NodeText Text;

@@ -233,6 +233,11 @@ private:
       inherit(F, N, *P, FieldName ? FieldName : "", Named);
     TSSymbol Sym = ts_node_symbol(N);
     F.Sym = Sym;
+    if (P && P->Call && P->Seen == 1) { // the callee of a call the rules will see: read it now
+      CallParts &Parts = R.Calls[P->Call];
+      Parts.CalleeSym = Sym;
+      Parts.CalleeEnd = ts_node_end_byte(N);
+    }
     if (AnyError && (Sym == static_cast<TSSymbol>(-1) /* ERROR */ || ts_node_is_missing(N))) {
       if (!R.HasError && !grammarGap(N, Text)) {
         R.HasError = true;
@@ -265,6 +270,8 @@ private:
         // has long left the cache.
         if (F.Leaf) {
           Parts.Callee = ts_node_child(N, 0);
+          Parts.CalleeSym = ts_node_symbol(Parts.Callee);
+          Parts.CalleeEnd = ts_node_end_byte(Parts.Callee);
           Parts.ArgList = ts_node_child(N, 1);
           Parts.Arguments = is(Parts.ArgList, "argument_list");
         }
@@ -272,7 +279,7 @@ private:
       R.Nodes.push_back(NodeRef{N, F.Scope,
                                 static_cast<uint8_t>((F.Guard ? FlagCudaGuarded : 0) | (F.Choice ? FlagDeviceChoice : 0) |
                                                     (F.Set ? FlagAfterSetDevice : 0) | F.Marks),
-                                Sym, F.Call, P ? P->Sym : TSSymbol(0)});
+                                Sym, F.Call, P ? P->Sym : TSSymbol(0), ts_node_end_byte(N)});
     }
     return F;
   }

@@ -32,8 +32,13 @@ public:
   CallFacts(CallArgs Parts, std::string Qualified, const SemanticModel &Model)
       : Callee(Parts.Callee), CalleeText(Model.text()(Parts.Callee)), Qualified(std::move(Qualified)),
         Parts(std::move(Parts)), Model(&Model) {}
+  /// With the callee's text already at hand (the walk read it).
+  CallFacts(CallArgs Parts, std::string_view CalleeText, std::string Qualified, const SemanticModel &Model)
+      : Callee(Parts.Callee), CalleeText(CalleeText), Qualified(std::move(Qualified)), Parts(std::move(Parts)),
+        Model(&Model) {}
   TSNode Callee;               // the `function` field
   std::string_view CalleeText; // its text
+  TSSymbol CalleeSym = 0;      // its symbol, where the walk read it (0: ask the tree)
   std::string Qualified; // the callee's qualified name, or empty
   /// What the PyTorch table says of the callee.
   const torch::ApiFacts &api() const {

@@ -170,7 +170,7 @@ public:
       return;
     // Every form below spells `cuda` in the call (a method name or a plain string literal,
     // which stringLiteral reads only without escapes).
-    if (!containsBytes(Ctx.text()(N.Node), "cuda"))
+    if (!containsBytes(Ctx.text(N), "cuda"))
       return;
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)

@@ -111,7 +111,7 @@ public:
   std::vector<FileWide> fileWideReads() const override { return {flow::DeviceFlow::fileWide()}; }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
-    if (!namesAMove(Ctx.text()(N.Node)))
+    if (!namesAMove(Ctx.text(N)))
       return; // most statements: read no children
     // `x.to(d)` or `x.to(d), y.to(d)` (a tuple: several children).
     NodeList Calls = namedChildren(N.Node);
