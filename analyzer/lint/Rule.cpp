@@ -82,6 +82,7 @@ const CallFacts *RuleContext::call(TSNode Call) {
         std::string Q = Model.qualifiedName(A->Callee, Spelled, NodeParts->CalleeSym);
         Cached.emplace(std::move(*A), Spelled, std::move(Q), Model);
         Cached->CalleeSym = NodeParts->CalleeSym;
+        Cached->End = Node->End;
         return &*Cached;
       }
     }

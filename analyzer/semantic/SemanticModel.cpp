@@ -253,7 +253,8 @@ bool SemanticModel::conditionalImport(std::string_view Local) const {
 }
 
 void SemanticModel::addImport(std::string_view Local, std::string Qualified) {
-  HidesAccelerator |= !mayMentionAccelerator(Local) && mayMentionAccelerator(Qualified);
+  if (!HidesAccelerator)
+    HidesAccelerator = !mayMentionAccelerator(Local) && mayMentionAccelerator(Qualified);
   Imports[Local] = std::move(Qualified);
   MemoId = nullptr; // an answer may have changed
 }

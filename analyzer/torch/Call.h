@@ -39,6 +39,7 @@ public:
   TSNode Callee;               // the `function` field
   std::string_view CalleeText; // its text
   TSSymbol CalleeSym = 0;      // its symbol, where the walk read it (0: ask the tree)
+  uint32_t End = 0;            // the call's end, where the walk read it: its argument list's
   std::string Qualified; // the callee's qualified name, or empty
   /// What the PyTorch table says of the callee.
   const torch::ApiFacts &api() const {
@@ -58,7 +59,7 @@ public:
   /// The argument passed as keyword \p Name, or null. Without reading the arguments when
   /// their text does not hold the name: most calls pass no `device=`.
   TSNode keyword(std::string_view Name) const {
-    if (!Read && Model->text()(Parts.ArgList).find(Name) == std::string_view::npos)
+    if (!Read && argumentText().find(Name) == std::string_view::npos)
       return TSNode{};
     return args().keyword(Name);
   }
@@ -70,6 +71,12 @@ public:
   Placement placement() const;
 
 private:
+  std::string_view argumentText() const {
+    std::string_view Src = Model->text().source();
+    uint32_t Begin = ts_node_start_byte(Parts.ArgList);
+    return End >= Begin && End <= Src.size() ? Src.substr(Begin, End - Begin) : Model->text()(Parts.ArgList);
+  }
+
   mutable CallArgs Parts;
   mutable bool Read = false;
   mutable bool Classified = false;
