@@ -286,6 +286,8 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
         if (W[I - 1] == "as")
           continue;
         std::string_view Dotted = W[I];
+        if (isTorchName(Dotted))
+          continue; // PyTorch's names are the table's: no summary of a `torch.*` module is read
         if (readThroughBinding(Dotted, Module)) {
           // `import pkg.models` binds `pkg`, read as `pkg.models.x`; `import pkg.models as m`
           // binds `m`, read as `m.x`.
@@ -309,11 +311,16 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
         W[1].front() == '.' ? absoluteModule(W[1], Module, IsPackage) : std::string(W[1]);
     if (From.empty())
       continue;
-    if (Named)
+    // Of a `torch.*` module only the import table is ever read, for its star importers: what
+    // is imported from it by name is the PyTorch table's (most of torch's own imports).
+    bool Torch = isTorchName(From);
+    if (Named && !Torch)
       Named->push_back(From);
     for (size_t I = 3; I < W.size(); ++I) {
       if (W[I] == "*") {
         Out.Starred.insert(From);
+        if (Torch)
+          continue;
         // A package's `__init__.py` re-exporting its own submodule: only what the package's
         // importers want of it. Anywhere else, the file may call any name it bound.
         if (IsPackage && From.size() > Module.size() && From.compare(0, Module.size(), Module) == 0 &&
@@ -323,7 +330,7 @@ void scanImports(std::string_view Text, std::string_view Module, bool IsPackage,
           addWhole(From, Out);
         continue;
       }
-      if (W[I] == "," || W[I] == "as" || W[I - 1] == "as")
+      if (W[I] == "," || W[I] == "as" || W[I - 1] == "as" || Torch)
         continue;
       Out.Names[From].emplace(W[I]);
       // `from pkg import data` may import the module `pkg.data` (and only read names from it:

@@ -52,7 +52,8 @@ struct ImportWants {
 /// backslash-continued lists and `;`-separated statements. A line inside a string that looks
 /// like an import is read too: it only makes the summaries cover more. \p Named, when given,
 /// receives every module the statements name (`pkg.data` and `pkg.data.make_batch` for `from
-/// pkg.data import make_batch`: the latter may be a module too).
+/// pkg.data import make_batch`: the latter may be a module too). `torch.*` modules are read
+/// for their star importers alone (the PyTorch table says what their names are).
 void scanImports(std::string_view Text, std::string_view Module, bool IsPackage, ImportWants &Out,
                  std::vector<std::string> *Named = nullptr);
 

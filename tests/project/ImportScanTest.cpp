@@ -127,13 +127,33 @@ TEST(ImportScan, APackageReexportingItsModulesPassesOnWhatItsImportersWant) {
 }
 
 TEST(ImportScan, StatementsAnywhereOnALine) {
-  ImportWants W = scan("try:\n    import torch; from ckpt import restore\nexcept ImportError:\n"
+  ImportWants W = scan("try:\n    import apex; from ckpt import restore\nexcept ImportError:\n"
                        "    pass\nx = 1; from cfg import DEVICE\n"
                        "def f():\n\tfrom data import \\\n\t    make_batch, \\\n\t    make_images\n");
-  EXPECT_TRUE(W.Whole.count("torch"));
+  EXPECT_TRUE(W.Whole.count("apex"));
   EXPECT_EQ(W.Names["ckpt"], (Names{"restore"}));
   EXPECT_EQ(W.Names["cfg"], (Names{"DEVICE"}));
   EXPECT_EQ(W.Names["data"], (Names{"make_batch", "make_images"}));
+}
+
+TEST(ImportScan, PyTorchsOwnModulesAreWantedForNothing) {
+  // What `torch.*` binds is the PyTorch table's: no summary of it is read for a name (most of
+  // torch's own imports), only the import table a star import reads.
+  std::vector<std::string> Named;
+  ImportWants W;
+  scanImports("import torch\nimport torch.optim as optim\nfrom torch.nn import Linear, functional as F\n"
+              "from torch.nn.modules import *\nfrom .data import make_batch\n",
+              "torch.utils.helpers", false, W, &Named);
+  W.finish();
+  EXPECT_FALSE(W.Whole.count("torch"));
+  EXPECT_FALSE(W.Whole.count("torch.optim"));
+  EXPECT_FALSE(W.Names.count("torch.nn"));
+  EXPECT_TRUE(W.starImported("torch.nn.modules"));
+  EXPECT_EQ(Named, (std::vector<std::string>{}));
+  // Another project's own modules are read as before.
+  scanImports("from vision.ops import nms\n", "train", false, W, &Named);
+  EXPECT_EQ(W.Names["vision.ops"], (Names{"nms"}));
+  EXPECT_EQ(Named, (std::vector<std::string>{"vision.ops", "vision.ops.nms"}));
 }
 
 TEST(ImportScan, TheScanJumpsToLinesThatHoldTheWordImport) {
