@@ -135,26 +135,47 @@ TSNode field(TSNode N, std::string_view Name) {
   return TSNode{};
 }
 
+namespace {
+/// One cursor per thread, reset onto each node asked about: ts_tree_cursor_new allocates its
+/// stack, and ts_node_named_child(N, I) walks the children from the first each time.
+struct ReusedCursor {
+  TSTreeCursor C{};
+  bool Live = false;
+  ~ReusedCursor() {
+    if (Live)
+      ts_tree_cursor_delete(&C);
+  }
+  TSTreeCursor &on(TSNode N) {
+    if (Live) {
+      ts_tree_cursor_reset(&C, N);
+    } else {
+      C = ts_tree_cursor_new(N);
+      Live = true;
+    }
+    return C;
+  }
+};
+} // namespace
+
 NodeList namedChildren(TSNode N) {
   NodeList Out;
-  uint32_t C = ts_node_named_child_count(N);
-  Out.reserve(C);
-  if (C < 8) {
-    for (uint32_t I = 0; I < C; ++I)
-      Out.push_back(ts_node_named_child(N, I));
+  uint32_t Count = ts_node_named_child_count(N);
+  if (Count == 0)
+    return Out;
+  if (Count == 1) { // the usual expression statement, parenthesised expression, decorator
+    Out.push_back(ts_node_named_child(N, 0));
     return Out;
   }
-  // ts_node_named_child(N, I) walks the children from the first each time, which is
-  // quadratic over a long block or argument list; a cursor steps once per child.
-  TSTreeCursor Cur = ts_tree_cursor_new(N);
+  Out.reserve(Count);
+  thread_local ReusedCursor Reused;
+  TSTreeCursor &Cur = Reused.on(N);
   if (ts_tree_cursor_goto_first_child(&Cur)) {
     do {
       TSNode X = ts_tree_cursor_current_node(&Cur);
       if (ts_node_is_named(X))
         Out.push_back(X);
-    } while (ts_tree_cursor_goto_next_sibling(&Cur));
+    } while (Out.size() < Count && ts_tree_cursor_goto_next_sibling(&Cur)); // not the closing tokens
   }
-  ts_tree_cursor_delete(&Cur);
   return Out;
 }
 
