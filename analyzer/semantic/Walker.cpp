@@ -391,18 +391,20 @@ private:
         M.noteDeviceChoice();
       }
       break;
-    case WK::Decorated:
+    case WK::Decorated: {
       // A marker about CUDA (`@RunIf(min_cuda_gpus=1)`, `@skipIf(not torch.cuda.is_available())`)
       // guards the definition and the decorators below it.
-      for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
-        TSNode D = ts_node_named_child(N, I);
+      uint32_t I = 0;
+      for (TSNode D : namedChildren(N)) {
         if (is(D, "decorator") && acceleratorMarker(ts_node_named_child(D, 0), M)) {
           F.Kind = Special::GuardDecorated;
           F.GuardFrom = static_cast<uint8_t>(std::min<uint32_t>(I, 255));
           break;
         }
+        ++I;
       }
       break;
+    }
     case WK::Function:
     case WK::Class:
     case WK::Lambda:
@@ -444,8 +446,7 @@ private:
   /// (`torch.serialization.safe_globals`).
   uint8_t withMarks(TSNode With) {
     uint8_t Marks = 0;
-    for (uint32_t I = 0, E = ts_node_named_child_count(With); I < E; ++I) {
-      TSNode Clause = ts_node_named_child(With, I);
+    for (TSNode Clause : namedChildren(With)) {
       if (!is(Clause, "with_clause"))
         continue;
       for (uint32_t J = 0, EJ = ts_node_named_child_count(Clause); J < EJ; ++J) {
@@ -555,8 +556,7 @@ private:
       // the module is the user's own and nothing we resolve.
       Base = is(Mod, "relative_import") ? absoluteModule(Text(Mod)) : std::string(Text(Mod));
     }
-    for (uint32_t I = 0, E = ts_node_named_child_count(N); I < E; ++I) {
-      TSNode C = ts_node_named_child(N, I);
+    for (TSNode C : namedChildren(N)) { // `from m import (a, b, ... z)`: one step each
       if (From && ts_node_eq(C, Mod))
         continue;
       TSNode Name = C, Alias{};

@@ -197,8 +197,7 @@ std::optional<Fix> computeImportFix(TSNode Root, const NodeText &T) {
     if (!is(ts_node_parent(Import), "module"))
       return std::nullopt;
     TSNode Module = field(Import, "module_name");
-    for (uint32_t I = 0, E = ts_node_named_child_count(Import); I < E; ++I) {
-      TSNode C = ts_node_named_child(Import, I);
+    for (TSNode C : namedChildren(Import)) {
       if (ts_node_eq(C, Module) || is(C, "comment"))
         continue;
       TSNode Name = C, Local = C;
