@@ -76,9 +76,8 @@ const CallFacts *RuleContext::call(TSNode Call) {
       A->Callee = NodeParts->Callee;
       A->ArgList = NodeParts->ArgList;
       // The callee as the walk read it: no look at a tree that has left the cache since.
-      if (uint32_t Begin = ts_node_start_byte(A->Callee), End = NodeParts->CalleeEnd;
-          NodeParts->CalleeSym && End >= Begin && End <= Model.text().source().size()) {
-        std::string_view Spelled = Model.text().source().substr(Begin, End - Begin);
+      if (NodeParts->CalleeSym && NodeParts->CalleeEnd) {
+        std::string_view Spelled = Model.text().until(A->Callee, NodeParts->CalleeEnd);
         std::string Q = Model.qualifiedName(A->Callee, Spelled, NodeParts->CalleeSym);
         Cached.emplace(std::move(*A), Spelled, std::move(Q), Model);
         Cached->CalleeSym = NodeParts->CalleeSym;

@@ -117,11 +117,7 @@ public:
   const SemanticModel &model() const { return Model; }
   const NodeText &text() const { return Model.text(); }
   /// The text of a node the walk collected, from the ends it read (no look at the tree).
-  std::string_view text(const NodeRef &N) const {
-    std::string_view Src = Model.text().source();
-    uint32_t Begin = ts_node_start_byte(N.Node);
-    return N.End >= Begin && N.End <= Src.size() ? Src.substr(Begin, N.End - Begin) : Model.text()(N.Node);
-  }
+  std::string_view text(const NodeRef &N) const { return Model.text().until(N.Node, N.End); }
   const LintSettings &settings() const { return Settings; }
   const Rule &rule() const { return *Current; }
 

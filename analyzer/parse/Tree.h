@@ -42,6 +42,12 @@ public:
       return {};
     return Source.substr(B, E - B);
   }
+  /// The text of \p N up to \p End, an end byte read earlier (the walk's: no look at a tree
+  /// that may have left the cache); the tree's own where \p End is not one (0).
+  std::string_view until(TSNode N, uint32_t End) const {
+    uint32_t B = ts_node_start_byte(N);
+    return End >= B && End <= Source.size() && End > 0 ? Source.substr(B, End - B) : (*this)(N);
+  }
   std::string_view source() const { return Source; }
 
 private:

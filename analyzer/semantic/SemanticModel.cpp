@@ -15,12 +15,7 @@
 namespace torchlint {
 
 std::string SemanticModel::qualifiedName(TSNode Expr) const {
-  if (!memoFor(Expr)) {
-    MemoName = resolve(Expr);
-    MemoId = Expr.id;
-    MemoStart = ts_node_start_byte(Expr);
-  }
-  return MemoName;
+  return memoFor(Expr) ? MemoName : qualifiedName(Expr, Text(Expr), ts_node_symbol(Expr));
 }
 
 std::string SemanticModel::qualifiedName(TSNode Expr, std::string_view Spelled, TSSymbol Sym) const {

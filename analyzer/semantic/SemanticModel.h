@@ -200,7 +200,6 @@ public:
   void finish();
 
 private:
-  std::string resolve(TSNode Expr) const { return resolve(Expr, Text(Expr), ts_node_symbol(Expr)); }
   std::string resolve(TSNode Expr, std::string_view Spelled, TSSymbol Sym) const;
   bool memoFor(TSNode Expr) const { return Expr.id && Expr.id == MemoId && ts_node_start_byte(Expr) == MemoStart; }
 

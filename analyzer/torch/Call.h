@@ -71,11 +71,7 @@ public:
   Placement placement() const;
 
 private:
-  std::string_view argumentText() const {
-    std::string_view Src = Model->text().source();
-    uint32_t Begin = ts_node_start_byte(Parts.ArgList);
-    return End >= Begin && End <= Src.size() ? Src.substr(Begin, End - Begin) : Model->text()(Parts.ArgList);
-  }
+  std::string_view argumentText() const { return Model->text().until(Parts.ArgList, End); }
 
   mutable CallArgs Parts;
   mutable bool Read = false;
