@@ -111,7 +111,7 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
       const CallFacts *Facts = Ctx.call(N.Node);
       TSNode Callee = Facts ? Facts->Callee : field(N.Node, "function");
       std::string_view Spelled = Facts ? Facts->CalleeText : Model.text()(Callee);
-      uint8_t Kind = CalleeKinds.of(Facts && Facts->CalleeSym ? Facts->CalleeSym : ts_node_symbol(Callee));
+      uint8_t Kind = CalleeKinds.of(Facts ? Facts->CalleeSym : ts_node_symbol(Callee));
       if (plainDottedName(Spelled)) {
         // `name` or `a.b.name`, read off the text: most callees are, and the tree costs more.
         size_t Dot = Spelled.rfind('.');

@@ -70,27 +70,28 @@ const CallFacts *RuleContext::call(TSNode Call) {
   CachedCall = Call;
   Cached.reset();
   std::optional<CallArgs> A;
+  // The callee's symbol and end and the call's end, where the walk read them: no look at a
+  // tree that has left the cache since (0: not read).
+  TSSymbol CalleeSym = 0;
+  uint32_t CalleeEnd = 0, End = 0;
   if (Node && NodeParts && !ts_node_is_null(NodeParts->ArgList) && ts_node_eq(Node->Node, Call)) {
     if (NodeParts->Arguments) { // not a generator argument
       A.emplace();
       A->Callee = NodeParts->Callee;
       A->ArgList = NodeParts->ArgList;
-      // The callee as the walk read it: no look at a tree that has left the cache since.
-      if (NodeParts->CalleeSym && NodeParts->CalleeEnd) {
-        std::string_view Spelled = Model.text().until(A->Callee, NodeParts->CalleeEnd);
-        std::string Q = Model.qualifiedName(A->Callee, Spelled, NodeParts->CalleeSym);
-        Cached.emplace(std::move(*A), Spelled, std::move(Q), Model);
-        Cached->CalleeSym = NodeParts->CalleeSym;
-        Cached->End = Node->End;
-        return &*Cached;
-      }
+      CalleeSym = NodeParts->CalleeSym;
+      CalleeEnd = NodeParts->CalleeEnd;
+      End = Node->End;
     }
   } else {
     A = callParts(Call);
   }
   if (A) {
-    std::string Q = Model.qualifiedName(A->Callee);
-    Cached.emplace(std::move(*A), std::move(Q), Model);
+    std::string_view Spelled = Model.text().until(A->Callee, CalleeEnd);
+    if (!CalleeSym)
+      CalleeSym = ts_node_symbol(A->Callee);
+    std::string Q = Model.qualifiedName(A->Callee, Spelled, CalleeSym);
+    Cached.emplace(std::move(*A), Spelled, CalleeSym, End, std::move(Q), Model);
   }
   return Cached ? &*Cached : nullptr;
 }

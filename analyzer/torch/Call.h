@@ -29,17 +29,18 @@ struct Placement {
 /// arguments are read on first use: most calls are ruled out by their callee alone.
 class CallFacts {
 public:
-  CallFacts(CallArgs Parts, std::string Qualified, const SemanticModel &Model)
-      : Callee(Parts.Callee), CalleeText(Model.text()(Parts.Callee)), Qualified(std::move(Qualified)),
+  /// Of a call whose parts the tree gives.
+  CallFacts(const CallArgs &Parts, std::string Qualified, const SemanticModel &Model)
+      : CallFacts(Parts, Model.text()(Parts.Callee), ts_node_symbol(Parts.Callee), 0, std::move(Qualified), Model) {}
+  /// \p End: the call's end where the walk read it, else 0.
+  CallFacts(CallArgs Parts, std::string_view CalleeText, TSSymbol CalleeSym, uint32_t End, std::string Qualified,
+            const SemanticModel &Model)
+      : Callee(Parts.Callee), CalleeText(CalleeText), CalleeSym(CalleeSym), End(End), Qualified(std::move(Qualified)),
         Parts(std::move(Parts)), Model(&Model) {}
-  /// With the callee's text already at hand (the walk read it).
-  CallFacts(CallArgs Parts, std::string_view CalleeText, std::string Qualified, const SemanticModel &Model)
-      : Callee(Parts.Callee), CalleeText(CalleeText), Qualified(std::move(Qualified)), Parts(std::move(Parts)),
-        Model(&Model) {}
   TSNode Callee;               // the `function` field
   std::string_view CalleeText; // its text
-  TSSymbol CalleeSym = 0;      // its symbol, where the walk read it (0: ask the tree)
-  uint32_t End = 0;            // the call's end, where the walk read it: its argument list's
+  TSSymbol CalleeSym;          // its symbol
+  uint32_t End;                // the call's end (its argument list's), or 0: ask the tree
   std::string Qualified; // the callee's qualified name, or empty
   /// What the PyTorch table says of the callee.
   const torch::ApiFacts &api() const {
