@@ -258,7 +258,7 @@ private:
     }
     WK Kind = kindOf(Sym);
     // (Most named nodes are of no kind the walk acts on: names, attributes, arguments.)
-    size_t CalleeOpen = Kind == WK::Other ? std::string_view::npos : note(F, N, Kind);
+    size_t CalleeOpen = Kind == WK::Other ? std::string_view::npos : note(F, P, N, Kind);
     if (Skip How = skipOf(Sym); !F.Leaf && SkipInert && !AnyError && How != Skip::Never)
       F.Leaf = inertNode(N, How, Kind == WK::Call ? CalleeOpen : std::string_view::npos);
     if (!F.InError && Wanted.contains(Sym)) {
@@ -339,11 +339,11 @@ private:
   }
 
   /// What a named node of the kinds the walk acts on means for its subtree and its later
-  /// siblings: a guard, a device choice, a scope, imports, a call's roles. Returns, for a
-  /// call, where its `(` is (noteCall()).
+  /// siblings: a guard, a device choice, a scope, imports, a call's roles (\p P: the parent's
+  /// frame, null at the root). Returns, for a call, where its `(` is (noteCall()).
   // (Inlined into enter(), where it was written first: a call per statement and call node
   // costs the walk more than 1%.)
-  [[gnu::always_inline]] size_t note(Frame &F, TSNode N, WK Kind) {
+  [[gnu::always_inline]] size_t note(Frame &F, Frame *P, TSNode N, WK Kind) {
     switch (Kind) {
     case WK::If:
     case WK::Elif: {
@@ -363,13 +363,7 @@ private:
       // The condition, not the message: `assert a.shape == b.shape, "same device"` guards nothing.
       F.ExitGuard = ts_node_named_child_count(N) > 0 && assertHoldsAccelerator(conditionSense(ts_node_named_child(N, 0), M));
       break;
-    case WK::ExpressionStatement:
-      if (Text(N).find("set_device") != std::string_view::npos && ts_node_named_child_count(N) == 1 &&
-          is(ts_node_named_child(N, 0), "call")) {
-        // After `torch.cuda.set_device(rank)`, `.cuda()` means the device that was chosen.
-        std::string_view Callee = Text(field(ts_node_named_child(N, 0), "function"));
-        F.SetsDevice = Callee.size() >= 15 && Callee.substr(Callee.size() - 15) == "cuda.set_device";
-      }
+    case WK::ExpressionStatement: // see WK::Call
       break;
     case WK::Assignment: {
       TSNode Left = field(N, "left");
@@ -414,10 +408,18 @@ private:
     case WK::ImportFrom:
       addImports(N, Kind == WK::ImportFrom);
       break;
-    case WK::Call:
+    case WK::Call: {
       if (Text(N).substr(0, 13) == "pytest.param(" && pytestParamMarkedForCuda(N))
         F.Kind = Special::GuardDecorated;
-      return noteCall(N, F.Scope);
+      std::string_view Callee;
+      size_t Open = noteCall(N, F.Scope, Callee);
+      // After `torch.cuda.set_device(rank)`, a statement of its own, `.cuda()` means the device
+      // that was chosen. (Asked of the call, whose callee is read here anyway: a search of each
+      // statement's text for the name cost the walk more than the calls it found.)
+      if (P && kindOf(P->Sym) == WK::ExpressionStatement && P->Named == 1 && endsWith(Callee, "cuda.set_device"))
+        P->SetsDevice = true;
+      return Open;
+    }
     case WK::String: {
       // Docstrings are a good part of the nodes; only f-strings hold code below them.
       std::string_view T = Text(N);
@@ -614,12 +616,12 @@ private:
   /// Notes a call of `self.method` or a DataLoader's worker callbacks. Returns the offset of
   /// the `(` after the callee, in the call's text, when the callee is a plain dotted name (the
   /// text before it), or npos.
-  size_t noteCall(TSNode N, int32_t ScopeId) {
+  size_t noteCall(TSNode N, int32_t ScopeId, std::string_view &Callee) {
     // Text first: almost no call is `self.method(...)` or a DataLoader. A callee that is a
     // plain dotted name is the text before the first `(`, without asking for the child.
     std::string_view Whole = Text(N);
     size_t Open = Whole.find('(');
-    std::string_view Callee = Whole.substr(0, Open);
+    Callee = Whole.substr(0, Open);
     if (Open == std::string_view::npos || !plainDottedName(Callee)) {
       Open = std::string_view::npos;
       Callee = Text(ts_node_child(N, 0));
