@@ -222,6 +222,12 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
   bool Helper = Forward && M.scope(Scope).Name != "forward" && M.methodClass(Scope);
   bool First = true;
   size_t Position = 0; // among the arguments a caller writes (after `self`)
+  std::string_view After;
+  auto Code = [&] { // the function's text from its parameters on, read once
+    if (After.empty())
+      After = afterName(Function);
+    return After;
+  };
   for (const Parameter &P : M.parameters(Function)) {
     bool IsFirst = First;
     First = false;
@@ -264,7 +270,7 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
         V.Flags |= FlagInput;
       // A library function's tensor argument: on the caller's device, whatever that is.
       if (!Forward && !(IsFirst && (N == "self" || N == "cls")) && libraryFunction(Scope) &&
-          (V.Kind == ValueKind::Tensor || (!Annotated && usedAsTensor(Function, N)))) {
+          (V.Kind == ValueKind::Tensor || (!Annotated && usedAsTensor(Code(), N)))) {
         V.Flags |= FlagInput;
         V.DevHow = Origin::Parameter;
         V.DevAt = mark(Name);

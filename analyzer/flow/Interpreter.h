@@ -9,6 +9,7 @@
 #include "torch/Read.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/StringRef.h>
 
 #include <deque>
 #include <map>
@@ -153,6 +154,18 @@ private:
   // Offsets of `.load_state_dict(`: they count only where `parameters(` builds an optimizer.
   std::vector<uint32_t> StateLoads;
   std::unordered_set<std::string_view> LocalNames; // top-level functions and classes of the file
+  /// What callsSource() reads of a name written before `(`, read once per name of the file (a
+  /// function's text holds dozens of calls, and each name was three look-ups).
+  struct CalleeWord {
+    bool Factory = false;      // a tensor factory's name (`zeros`)
+    bool Local = false;        // a top-level function or class of this file
+    bool Constructor = false;  // capitalized, and no exception's name
+    bool TorchFactory = false; // imported from torch: a factory
+    bool TorchClass = false;   // imported from torch: a capitalized name
+    int8_t Project = -1;       // imported from a module of the project with a summary (-1: not asked)
+    std::string_view Imported; // what the import binds it to
+  };
+  llvm::DenseMap<llvm::StringRef, CalleeWord> CalleeWords;
   std::unordered_map<int32_t, bool> InitMatters;   // class -> whether its __init__ may give devices
   void findTriggers(std::string_view Src);
   bool mayMatter(TSNode N) const { return mayMatter(ts_node_start_byte(N), ts_node_end_byte(N)); }
@@ -160,8 +173,8 @@ private:
   bool forwardMayMatter(const Scope &S);
   /// A function outside `forward` whose tensor arguments are the caller's (see Prefilter.cpp).
   bool libraryFunction(int32_t Scope) const;
-  /// Whether the function \p Fn uses its parameter \p Name as a tensor.
-  bool usedAsTensor(TSNode Fn, std::string_view Name) const;
+  /// Whether a function uses its parameter \p Name as a tensor (\p Code: its afterName()).
+  bool usedAsTensor(std::string_view Code, std::string_view Name) const;
   /// Whether the annotation \p Type (a `type` node, or null) says a tensor: `Tensor`,
   /// `torch.Tensor`, `"torch.Tensor"`; not `Optional[Tensor]`, `Tensor | None`.
   bool annotatesTensor(TSNode Type) const;

@@ -57,14 +57,14 @@ bool DeviceFlow::Impl::libraryFunction(int32_t Scope) const {
          !startsWith(S.Name, "test");
 }
 
-// Whether \p Fn reads its parameter \p Name as only a tensor is read: its device, or methods
-// that NumPy arrays and Python sequences do not have.
-bool DeviceFlow::Impl::usedAsTensor(TSNode Fn, std::string_view Name) const {
+// Whether a function, \p Code its text from its parameters on (afterName()), reads its parameter
+// \p Name as only a tensor is read: its device, or methods that NumPy arrays and Python sequences
+// do not have.
+bool DeviceFlow::Impl::usedAsTensor(std::string_view Code, std::string_view Name) const {
   static constexpr std::string_view Uses[] = {".device", ".is_cuda", ".dim()", ".size(", ".numel()", ".new_zeros(",
                                               ".new_ones(", ".new_full(", ".new_empty(", ".new_tensor(",
                                               ".unsqueeze(", ".masked_fill", ".index_select(", ".permute(",
                                               ".contiguous()", ".float()", ".detach()"};
-  std::string_view Code = afterName(Fn);
   for (size_t At = findBytes(Code, Name); At != std::string_view::npos; At = findBytes(Code, Name, At + 1)) {
     if (At > 0 && nameByte(Code[At - 1]))
       continue;
@@ -96,13 +96,14 @@ bool DeviceFlow::Impl::libraryMayMatter(int32_t Scope) {
   if (!libraryFunction(Scope))
     return false;
   TSNode Fn = M.scope(Scope).Node;
-  if (!callsSource(afterName(Fn), /*Constructors=*/false))
+  std::string_view Code = afterName(Fn);
+  if (!callsSource(Code, /*Constructors=*/false))
     return false;
   for (const Parameter &P : M.parameters(Fn)) {
     if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
       continue;
     std::string_view Ann = ts_node_is_null(P.Annotation) ? std::string_view() : Text(P.Annotation);
-    if (endsWith(Ann, "Tensor") || usedAsTensor(Fn, Text(P.Name)))
+    if (endsWith(Ann, "Tensor") || usedAsTensor(Code, Text(P.Name)))
       return true;
   }
   return false;
@@ -149,20 +150,32 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
     std::string_view Name = Code.substr(Begin, End - Begin);
     if (Name.empty())
       continue;
+    auto [It, New] = CalleeWords.try_emplace(llvm::StringRef(Name.data(), Name.size()));
+    CalleeWord &W = It->second;
+    if (New) {
+      W.Factory = factoryWord(Name);
+      W.Local = LocalNames.count(Name) > 0;
+      // Exceptions raised there are no modules.
+      W.Constructor = capitalized(Name) && !endsWith(Name, "Error") && !endsWith(Name, "Exception") &&
+                      !endsWith(Name, "Warning");
+      W.Imported = M.importOf(Name);
+      if (startsWith(W.Imported, "torch.")) {
+        W.TorchFactory = factoryWord(lastComponent(W.Imported));
+        W.TorchClass = capitalized(lastComponent(W.Imported));
+      }
+    }
     // Only a bare name calls this file's function or class (methods have no summaries).
     bool Bare = Begin == 0 || Code[Begin - 1] != '.';
-    if (factoryWord(Name) || (Bare && LocalNames.count(Name)))
+    if (W.Factory || (Bare && W.Local) || W.TorchFactory || (Constructors && (W.Constructor || W.TorchClass)))
       return true;
-    // Exceptions raised there are no modules.
-    if (Constructors && capitalized(Name) && !endsWith(Name, "Error") && !endsWith(Name, "Exception") &&
-        !endsWith(Name, "Warning"))
-      return true;
-    std::string_view Q = M.importOf(Name);
-    if (startsWith(Q, "torch.") && (factoryWord(lastComponent(Q)) || (Constructors && capitalized(lastComponent(Q)))))
-      return true;
-    // A function of another module of the project whose summary says what it returns.
-    if (Bare && !Q.empty() && M.project() && projectName(Q, /*Decides=*/false).second)
-      return true;
+    // A function of another module of the project whose summary says what it returns (a
+    // summary reads no other module's: KeepModule, which may be set after the lint asked).
+    if (Bare && !W.Imported.empty() && M.project() && !KeepModule) {
+      if (W.Project < 0)
+        W.Project = projectName(W.Imported, /*Decides=*/false).second != nullptr;
+      if (W.Project)
+        return true;
+    }
   }
   return false;
 }

@@ -156,6 +156,26 @@ x = batch().to("cuda")
   EXPECT_EQ(B.Own, B.AfterLint);
 }
 
+TEST(SummaryAfterLint, WhatThePrefilterLearntOfTheProjectIsNotTheSummarysToUse) {
+  // The lint's prefilter asks whether `make_batch` is a function of the project (it is: `lib`
+  // may call a source) and skips `lib` (`n` is no tensor); a summary reads no other module, so
+  // that `make_batch` is the project's must not make it analyse `lib` (and export the device it
+  // returns) where a summary of its own would not.
+  DataModule Project;
+  Both B = both(R"(import torch
+from pkg.data import make_batch
+
+GPU = torch.device("cuda")
+
+def lib(n):
+    make_batch()
+    return GPU
+)",
+                &Project);
+  EXPECT_TRUE(B.Reused);
+  EXPECT_EQ(B.Own, B.AfterLint);
+}
+
 TEST(SummaryAfterLint, AModuleBodyTheLintSkippedMakesItsFlowDecline) {
   // No word of the prefilter anywhere: the lint analysed no module body (and so no globals).
   Both B = both(R"(import torch
