@@ -108,6 +108,24 @@ TEST(Bindings, ParametersReadOneWay) {
   EXPECT_EQ(A.Model.text()(G1[1].Name), "a");
 }
 
+// Defaults are read by position where each part is in its place, and by field around a comment.
+TEST(Bindings, DefaultsReadTheSameWithCommentsInside) {
+  Analyzed A("def h(a: int = 2,\n"
+             "      b =  # the usual\n"
+             "        3,\n"
+             "      c: str  # a name\n"
+             "        = 'x', d=None): pass\n");
+  ParameterList P = parametersOf(A.Model.scope(A.scope("h")).Node);
+  ASSERT_EQ(P.size(), 4u);
+  const char *Names[] = {"a", "b", "c", "d"}, *Types[] = {"int", "", "str", ""}, *Defaults[] = {"2", "3", "'x'", "None"};
+  for (size_t I = 0; I < P.size(); ++I) {
+    EXPECT_EQ(P[I].How, Parameter::Form::Default) << I;
+    EXPECT_EQ(A.Model.text()(P[I].Name), Names[I]) << I;
+    EXPECT_EQ(ts_node_is_null(P[I].Annotation) ? std::string_view() : A.Model.text()(P[I].Annotation), Types[I]) << I;
+    EXPECT_EQ(A.Model.text()(P[I].Default), Defaults[I]) << I;
+  }
+}
+
 // A block's and a module's names, read from many statements: each statement once, in order.
 TEST(Bindings, LongBlocksAreReadInOrder) {
   std::string Src = "import torch\n";
