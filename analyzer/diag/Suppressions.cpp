@@ -43,10 +43,8 @@ bool isTorchlintCode(std::string_view Code) {
   return std::all_of(Code.begin() + 2, Code.end(), [](char C) { return std::isdigit(static_cast<unsigned char>(C)); });
 }
 
-std::vector<Suppression> parseSuppressions(std::string_view C, uint32_t Offset, const SourceFile &File) {
+std::vector<Suppression> parseSuppressions(std::string_view C, uint32_t Offset) {
   std::vector<Suppression> Out;
-  // The line only once a directive is found: most comments hold none.
-  auto Line = [&] { return File.lineOf(Offset); };
   // `# noqa` / `#noqa: TL101, TL102`
   for (size_t At = 0; (At = findNoCase(C, "noqa", At)) != std::string_view::npos; At += 4) {
     size_t Hash = C.rfind('#', At);
@@ -54,7 +52,7 @@ std::vector<Suppression> parseSuppressions(std::string_view C, uint32_t Offset, 
       continue;
     if (At + 4 < C.size() && isCodeChar(C[At + 4]))
       continue; // `# noqanything`
-    Suppression S{Suppression::Noqa, Line(), {}, false, false, {}};
+    Suppression S{Suppression::Noqa, {}, false, false, {}};
     size_t End = At + 4;
     if (End < C.size() && C[End] == ':') {
       size_t CodesEnd = readCodes(C, End + 1, Offset, S);
@@ -73,7 +71,7 @@ std::vector<Suppression> parseSuppressions(std::string_view C, uint32_t Offset, 
     size_t I = C.find_first_not_of(' ', At + 10);
     if (I == std::string_view::npos)
       continue;
-    Suppression S{Suppression::Disable, Line(), {}, false, false, {}};
+    Suppression S{Suppression::Disable, {}, false, false, {}};
     size_t Eq;
     if (C.substr(I, 13) == "disable-file=") {
       S.K = Suppression::DisableFile;
@@ -93,11 +91,17 @@ std::vector<Suppression> parseSuppressions(std::string_view C, uint32_t Offset, 
 }
 
 void applySuppressions(std::vector<Diagnostic> &Diags, std::vector<Suppression> &Sups, const SourceFile &File) {
+  if (Diags.empty())
+    return; // nothing to match: no line read (torch's files have noqa comments by the hundred)
+  std::vector<uint32_t> Lines;
+  for (const Suppression &S : Sups)
+    Lines.push_back(S.lineOf(File));
   auto Suppressed = [&](const Diagnostic &D) {
     uint32_t Line = File.lineOf(D.Range.Begin);
     bool Hit = false;
-    for (auto &S : Sups) {
-      if (S.K != Suppression::DisableFile && S.Line != Line)
+    for (size_t I = 0; I < Sups.size(); ++I) {
+      Suppression &S = Sups[I];
+      if (S.K != Suppression::DisableFile && Lines[I] != Line)
         continue;
       if (S.All) {
         S.UsedAll = Hit = true;
@@ -117,11 +121,11 @@ Edit removeCodeEdit(const Suppression &S, size_t Index, const SourceFile &File) 
   if (S.Codes.size() == 1) {
     // Drop the whole directive and the spaces before it.
     uint32_t B = S.Directive.Begin, E = S.Directive.End;
-    uint32_t LineBegin = File.lineStart(S.Line);
+    uint32_t Line = S.lineOf(File), LineBegin = File.lineStart(Line);
     // Unless the comment goes on after it with more than another `#` (`# noqa: TL4012) x`):
     // then the comment's `#` must stay, or the rest of the comment would become code.
-    std::string_view Line = File.lineText(S.Line);
-    std::string_view Rest = Line.substr(std::min<size_t>(E - LineBegin, Line.size()));
+    std::string_view Text = File.lineText(Line);
+    std::string_view Rest = Text.substr(std::min<size_t>(E - LineBegin, Text.size()));
     size_t More = Rest.find_first_not_of(" \t");
     if (T[B] == '#' && More != std::string_view::npos && Rest[More] != '#')
       return {{B + 1, E}, ""};

@@ -19,15 +19,17 @@ struct SuppressionCode {
 
 struct Suppression {
   enum Kind : uint8_t { Noqa, Disable, DisableFile } K;
-  uint32_t Line;            // 0-based line of the comment
-  TextRange Directive;      // from '#' (or the directive) to the end of the codes
+  TextRange Directive;      // from '#' (or the directive) to the end of the codes, on the
+                            // comment's line (read only where a finding is matched: lineOf)
   bool All = false;         // bare `# noqa`
   bool UsedAll = false;     // a bare noqa that silenced something
   std::vector<SuppressionCode> Codes;
+  /// The 0-based line of the comment.
+  uint32_t lineOf(const SourceFile &File) const { return File.lineOf(Directive.Begin); }
 };
 
-/// Parses one comment's text starting at byte \p Offset of \p File.
-std::vector<Suppression> parseSuppressions(std::string_view Comment, uint32_t Offset, const SourceFile &File);
+/// Parses one comment's text, which starts at byte \p Offset of its file.
+std::vector<Suppression> parseSuppressions(std::string_view Comment, uint32_t Offset);
 
 /// Whether a code looks like a torchlint code (TL + digits); others belong to other tools.
 bool isTorchlintCode(std::string_view Code);

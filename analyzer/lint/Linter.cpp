@@ -158,7 +158,7 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   // Suppressions.
   std::vector<Suppression> Sups;
   for (TSNode C : W.Comments) {
-    auto Found = parseSuppressions(Model.text()(C), ts_node_start_byte(C), File);
+    auto Found = parseSuppressions(Model.text()(C), ts_node_start_byte(C));
     for (auto &F : Found)
       Sups.push_back(std::move(F));
   }

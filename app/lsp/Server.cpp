@@ -702,7 +702,7 @@ std::optional<TextEdit> Server::disableEdit(const Document &D, const torchlint::
   if (is(At, "comment")) {
     uint32_t CB = ts_node_start_byte(At);
     NodeText NT(F.text());
-    for (const Suppression &S : parseSuppressions(NT(At), CB, F)) {
+    for (const Suppression &S : parseSuppressions(NT(At), CB)) {
       if (S.K != Suppression::Noqa || S.All || S.Codes.empty())
         continue;
       torchlint::Position TP = F.position(S.Codes.back().Range.End, Unit);
@@ -829,7 +829,7 @@ Value Server::hover(const TextDocumentPositionParams &P) {
   TSNode N = ts_node_named_descendant_for_byte_range(ts_tree_root_node(D->Tree.get()), At, At);
   if (is(N, "comment")) {
     NodeText NT(F.text());
-    for (const Suppression &S : parseSuppressions(NT(N), ts_node_start_byte(N), F))
+    for (const Suppression &S : parseSuppressions(NT(N), ts_node_start_byte(N)))
       for (const SuppressionCode &C : S.Codes)
         if (C.Range.Begin <= At && At <= C.Range.End)
           if (const Rule *R = Reg.find(C.Code))

@@ -6,15 +6,14 @@
 namespace torchlint {
 namespace {
 
-std::vector<Suppression> parse(const std::string &Line, SourceFile &F) {
+std::vector<Suppression> parse(const std::string &Line) {
   size_t Hash = Line.find('#');
-  return parseSuppressions(std::string_view(Line).substr(Hash), static_cast<uint32_t>(Hash), F);
+  return parseSuppressions(std::string_view(Line).substr(Hash), static_cast<uint32_t>(Hash));
 }
 
 TEST(Suppressions, NoqaForms) {
   std::string L = "x.cuda()  # noqa: TL105, TL106";
-  SourceFile F("a", L);
-  auto S = parse(L, F);
+  auto S = parse(L);
   ASSERT_EQ(S.size(), 1u);
   EXPECT_EQ(S[0].K, Suppression::Noqa);
   EXPECT_FALSE(S[0].All);
@@ -24,34 +23,28 @@ TEST(Suppressions, NoqaForms) {
   EXPECT_EQ(L.substr(S[0].Codes[1].Range.Begin, 5), "TL106");
 
   for (std::string Bare : {"x  # noqa", "x  #noqa", "x  # NOQA", "x  # noqa  because"}) {
-    SourceFile G("a", Bare);
-    auto B = parse(Bare, G);
+    auto B = parse(Bare);
     ASSERT_EQ(B.size(), 1u) << Bare;
     EXPECT_TRUE(B[0].All) << Bare;
   }
   std::string Tight = "x  #noqa:TL105 TL106";
-  SourceFile T("a", Tight);
-  EXPECT_EQ(parse(Tight, T)[0].Codes.size(), 2u);
+  EXPECT_EQ(parse(Tight)[0].Codes.size(), 2u);
   std::string NotNoqa = "x  # noqanything";
-  SourceFile N("a", NotNoqa);
-  EXPECT_TRUE(parse(NotNoqa, N).empty());
+  EXPECT_TRUE(parse(NotNoqa).empty());
 }
 
 TEST(Suppressions, DisableAndDisableFile) {
   std::string L = "x  # torchlint: disable=TL101,TL102";
-  SourceFile F("a", L);
-  auto S = parse(L, F);
+  auto S = parse(L);
   ASSERT_EQ(S.size(), 1u);
   EXPECT_EQ(S[0].K, Suppression::Disable);
   EXPECT_EQ(S[0].Codes.size(), 2u);
   std::string FileWide = "# torchlint: disable-file=TL105";
-  SourceFile G("a", FileWide);
-  auto D = parse(FileWide, G);
+  auto D = parse(FileWide);
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].K, Suppression::DisableFile);
   std::string Empty = "# torchlint: disable=";
-  SourceFile E("a", Empty);
-  EXPECT_TRUE(parse(Empty, E).empty());
+  EXPECT_TRUE(parse(Empty).empty());
 }
 
 TEST(Suppressions, ApplyMarksUse) {
@@ -60,7 +53,7 @@ TEST(Suppressions, ApplyMarksUse) {
   std::vector<Suppression> Sups;
   for (size_t At = 0; (At = Src.find('#', At)) != std::string::npos;) {
     size_t End = Src.find('\n', At);
-    auto P = parseSuppressions(std::string_view(Src).substr(At, End - At), static_cast<uint32_t>(At), F);
+    auto P = parseSuppressions(std::string_view(Src).substr(At, End - At), static_cast<uint32_t>(At));
     Sups.insert(Sups.end(), P.begin(), P.end());
     At = End;
   }
@@ -85,11 +78,11 @@ TEST(Suppressions, RemoveCodeEdits) {
   };
   std::string One = "x = 1  # noqa: TL999";
   SourceFile F1("a", One);
-  auto S1 = parse(One, F1);
+  auto S1 = parse(One);
   EXPECT_EQ(Apply(One, removeCodeEdit(S1[0], 0, F1)), "x = 1");
   std::string Two = "x = 1  # noqa: TL999, TL105";
   SourceFile F2("a", Two);
-  auto S2 = parse(Two, F2);
+  auto S2 = parse(Two);
   EXPECT_EQ(Apply(Two, removeCodeEdit(S2[0], 0, F2)), "x = 1  # noqa: TL105");
   EXPECT_EQ(Apply(Two, removeCodeEdit(S2[0], 1, F2)), "x = 1  # noqa: TL999");
 }
