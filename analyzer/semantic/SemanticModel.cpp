@@ -247,8 +247,8 @@ bool SemanticModel::conditionalImport(std::string_view Local) const {
   return false;
 }
 
-void SemanticModel::addImport(std::string_view Local, std::string Qualified) {
-  if (!HidesAccelerator)
+void SemanticModel::addImport(std::string_view Local, std::string Qualified, bool MayHide) {
+  if (!HidesAccelerator && MayHide)
     HidesAccelerator = !mayMentionAccelerator(Local) && mayMentionAccelerator(Qualified);
   Imports[Local] = std::move(Qualified);
   MemoId = nullptr; // an answer may have changed

@@ -183,7 +183,9 @@ public:
 
   // Building (used by the walker).
   int32_t addScope(Scope S);
-  void addImport(std::string_view Local, std::string Qualified);
+  /// \p MayHide false: the caller knows \p Qualified names no accelerator that \p Local does
+  /// not (importHidesAccelerator()), and it need not be read again.
+  void addImport(std::string_view Local, std::string Qualified, bool MayHide = true);
   /// An import statement binds \p Local (relative imports too).
   void noteStarImport(std::string Module) { Stars.push_back(std::move(Module)); }
   /// A name `from m import *` binds (kept here: the file's text does not hold it).

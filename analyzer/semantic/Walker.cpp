@@ -552,6 +552,7 @@ private:
   void addImports(TSNode N, bool From) {
     std::string Base;
     TSNode Mod{};
+    int8_t BaseMentions = -1; // whether Base may name an accelerator (-1: not read)
     if (From) {
       Mod = field(N, "module_name");
       // `from .data import f` in `pkg/train.py` imports from `pkg.data`; without a project
@@ -577,10 +578,17 @@ private:
       M.noteImportSite(Local, N);
       if (From && Base.empty())
         continue;
-      if (From)
-        M.addImport(Local, Base + "." + std::string(Dotted));
-      else
-        M.addImport(Local, std::string(ts_node_is_null(Alias) ? Local : Dotted));
+      // Whether the import may hide an accelerator word from the name it binds: the words hold
+      // no dot, so `m.name` mentions one where `m` or `name` does (and `name` binds itself);
+      // `import a.b` binds `a` to `a`. The module's words are read once per statement.
+      bool Aliased = !ts_node_is_null(Alias);
+      if (From) {
+        if (BaseMentions < 0)
+          BaseMentions = mayMentionAccelerator(Base);
+        M.addImport(Local, Base + "." + std::string(Dotted), Aliased || BaseMentions);
+      } else {
+        M.addImport(Local, std::string(Aliased ? Dotted : Local), Aliased);
+      }
     }
   }
 

@@ -54,6 +54,12 @@ TEST(Guards, ATextWithoutAcceleratorWordsSaysNothingUnlessAnImportHidesOne) {
   EXPECT_EQ(conditionSense(field(Hidden.last(), "condition"), Hidden.Model), GuardSense::Present);
   Walked Alias("import torch.cuda as tc\nif tc.is_available():\n    pass\n");
   EXPECT_EQ(conditionSense(field(Alias.last(), "condition"), Alias.Model), GuardSense::Present);
+  // The module's name hides the word (`is_available` is CUDA's); a name that says it itself, or
+  // `import torch.cuda` (which binds `torch`), hides nothing.
+  Walked FromModule("from torch.cuda import is_available\n");
+  EXPECT_TRUE(FromModule.Model.importHidesAccelerator());
+  Walked Spoken("from torch.backends import cudnn\nimport torch.cuda\nfrom torch import cuda as cuda_mod\n");
+  EXPECT_FALSE(Spoken.Model.importHidesAccelerator());
   Walked Plain("import torch\nimport numpy as np\nif np.isnan(x):\n    pass\n");
   EXPECT_FALSE(Plain.Model.importHidesAccelerator());
   EXPECT_EQ(conditionSense(field(Plain.last(), "condition"), Plain.Model), GuardSense::None);
