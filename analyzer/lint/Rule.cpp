@@ -69,30 +69,30 @@ const CallFacts *RuleContext::call(TSNode Call) {
     return Cached ? &*Cached : nullptr;
   CachedCall = Call;
   Cached.reset();
-  std::optional<CallArgs> A;
+  TSNode Callee{}, ArgList{};
   // The callee's symbol and end and the call's end, where the walk read them: no look at a
   // tree that has left the cache since (0: not read).
   TSSymbol CalleeSym = 0;
   uint32_t CalleeEnd = 0, End = 0;
   if (Node && NodeParts && !ts_node_is_null(NodeParts->ArgList) && ts_node_eq(Node->Node, Call)) {
-    if (NodeParts->Arguments) { // not a generator argument
-      A.emplace();
-      A->Callee = NodeParts->Callee;
-      A->ArgList = NodeParts->ArgList;
-      CalleeSym = NodeParts->CalleeSym;
-      CalleeEnd = NodeParts->CalleeEnd;
-      End = Node->End;
-    }
+    if (!NodeParts->Arguments) // a generator argument
+      return nullptr;
+    Callee = NodeParts->Callee;
+    ArgList = NodeParts->ArgList;
+    CalleeSym = NodeParts->CalleeSym;
+    CalleeEnd = NodeParts->CalleeEnd;
+    End = Node->End;
+  } else if (auto Parts = callParts(Call)) {
+    Callee = Parts->Callee;
+    ArgList = Parts->ArgList;
   } else {
-    A = callParts(Call);
+    return nullptr;
   }
-  if (A) {
-    std::string_view Spelled = Model.text().until(A->Callee, CalleeEnd);
-    if (!CalleeSym)
-      CalleeSym = ts_node_symbol(A->Callee);
-    std::string Q = Model.qualifiedName(A->Callee, Spelled, CalleeSym);
-    Cached.emplace(std::move(*A), Spelled, CalleeSym, End, std::move(Q), Model);
-  }
+  std::string_view Spelled = Model.text().until(Callee, CalleeEnd);
+  if (!CalleeSym)
+    CalleeSym = ts_node_symbol(Callee);
+  std::string Q = Model.qualifiedName(Callee, Spelled, CalleeSym);
+  Cached.emplace(Callee, ArgList, Spelled, CalleeSym, End, std::move(Q), Model);
   return Cached ? &*Cached : nullptr;
 }
 

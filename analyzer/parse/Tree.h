@@ -143,6 +143,9 @@ using KeywordArgs = llvm::SmallVector<std::pair<std::string_view, TSNode>, 3>;
 
 /// A call's parts: callee, positional and keyword arguments.
 struct CallArgs {
+  // Provided, not defaulted: value-initialisation (`optional::emplace()`) would zero the whole
+  // object, inline storage included, before constructing it, once per call of a file.
+  CallArgs() {} // NOLINT(modernize-use-equals-default)
   TSNode Callee{};
   TSNode ArgList{};
   ArgNodes Positional;

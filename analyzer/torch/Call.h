@@ -29,14 +29,17 @@ struct Placement {
 /// arguments are read on first use: most calls are ruled out by their callee alone.
 class CallFacts {
 public:
-  /// Of a call whose parts the tree gives.
-  CallFacts(const CallArgs &Parts, std::string Qualified, const SemanticModel &Model)
-      : CallFacts(Parts, Model.text()(Parts.Callee), ts_node_symbol(Parts.Callee), 0, std::move(Qualified), Model) {}
+  /// Of a call whose callee and argument list (callParts()) the tree gives.
+  CallFacts(TSNode Callee, TSNode ArgList, std::string Qualified, const SemanticModel &Model)
+      : CallFacts(Callee, ArgList, Model.text()(Callee), ts_node_symbol(Callee), 0, std::move(Qualified), Model) {}
   /// \p End: the call's end where the walk read it, else 0.
-  CallFacts(CallArgs Parts, std::string_view CalleeText, TSSymbol CalleeSym, uint32_t End, std::string Qualified,
-            const SemanticModel &Model)
-      : Callee(Parts.Callee), CalleeText(CalleeText), CalleeSym(CalleeSym), End(End), Qualified(std::move(Qualified)),
-        Parts(std::move(Parts)), Model(&Model) {}
+  CallFacts(TSNode Callee, TSNode ArgList, std::string_view CalleeText, TSSymbol CalleeSym, uint32_t End,
+            std::string Qualified, const SemanticModel &Model)
+      : Callee(Callee), CalleeText(CalleeText), CalleeSym(CalleeSym), End(End), Qualified(std::move(Qualified)),
+        Model(&Model) {
+    Parts.Callee = Callee;
+    Parts.ArgList = ArgList;
+  }
   TSNode Callee;               // the `function` field
   std::string_view CalleeText; // its text
   TSSymbol CalleeSym;          // its symbol

@@ -465,7 +465,7 @@ void Rewriter::rewriteCall(const NodeRef &N) {
   std::optional<CallArgs> Parts = callParts(Call);
   if (!Parts || !is(Parts->ArgList, "argument_list"))
     return;
-  CallFacts Facts(*Parts, M.qualifiedName(Parts->Callee), M);
+  CallFacts Facts(Parts->Callee, Parts->ArgList, M.qualifiedName(Parts->Callee), M);
   const std::string &Q = Facts.Qualified;
   const CallArgs &A = Facts.args();
   bool Worker = M.inRole(N.Scope, RoleDataWorker);
