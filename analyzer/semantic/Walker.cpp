@@ -189,10 +189,13 @@ private:
     while (true) {
       TSNode N = ts_tree_cursor_current_node(&C);
       // A leaf that is not a comment or a wanted kind (a name, a number, `None`) carries
-      // nothing either but its count.
-      bool Named = false;
-      bool Token = !AnyError && P.Call == 0 && ts_node_child_count(N) == 0 &&
-                   (!(Named = ts_node_is_named(N)) || quietLeaf(ts_node_symbol(N)));
+      // nothing either but its count; nor does an inert expression the walk would not enter
+      // (inertExpression()).
+      bool Named = false, Token = false;
+      if (!AnyError && P.Call == 0) {
+        Named = ts_node_is_named(N);
+        Token = ts_node_child_count(N) == 0 ? !Named || quietLeaf(ts_node_symbol(N)) : Named && inertExpression(N);
+      }
       if (!Token) {
         Stack.push_back(enter(N, &P, fieldName(C, P))); // may move P
         Stack.back().Later = Later;
@@ -206,6 +209,16 @@ private:
       }
       --Later;
     }
+  }
+
+  /// Whether \p N, a named node with children, is an expression of no kind the walk acts on or
+  /// a rule wants, whose text is inert (inertNode()): enter() would make it a leaf and note
+  /// nothing else. The walk steps over it as over a token (`self.conv1`, `(x, 0)`, `k=v`,
+  /// annotations: a sixth of the nodes it would enter), asking in the same document order.
+  bool inertExpression(TSNode N) {
+    TSSymbol Sym = ts_node_symbol(N);
+    return SkipInert && kindOf(Sym) == WK::Other && !Wanted.contains(Sym) && skipOf(Sym) == Skip::Inert &&
+           inertNode(N, Skip::Inert, std::string_view::npos);
   }
 
   /// Whether every named child of \p P has been met, so that only tokens (a closing `)`, a
