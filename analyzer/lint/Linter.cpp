@@ -86,7 +86,9 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   SemanticModel Model(File.text());
   Model.setProject(Project);
   TSNode Root = ts_tree_root_node(Tree);
-  WalkResult W = walkFile(Root, Model, Wanted);
+  // The last lint's lists on this thread, whose memory the walk fills again.
+  thread_local WalkResult Spare;
+  WalkResult W = walkFile(Root, Model, Wanted, std::move(Spare));
 
   FileContext Analyses(File, Model, Root, W.Nodes);
   RuleContext Ctx(Analyses, S, Out);
@@ -197,6 +199,7 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   if (Project)
     Project->analysed(Analyses);
   sortDiagnostics(Out);
+  Spare = std::move(W); // (Analyses and the rules' context, which read it, are done)
   return Out;
 }
 

@@ -772,8 +772,13 @@ private:
 
 } // namespace
 
-WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted) {
-  WalkResult R;
+WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted, WalkResult Reuse) {
+  WalkResult R = std::move(Reuse);
+  R.Nodes.clear();
+  R.Calls.assign(1, CallParts{});
+  R.Comments.clear();
+  R.FirstError = TSNode{};
+  R.HasError = false;
   // About one wanted node per 60 bytes of Python (calls, statements, assignments): room for
   // them up front, so the list is not copied as it grows.
   R.Nodes.reserve(Model.text().source().size() / 48 + 16);

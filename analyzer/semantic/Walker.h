@@ -27,7 +27,9 @@ struct WalkResult {
   bool HasError = false;
 };
 
-WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted);
+/// \p Reuse: an earlier result whose lists' memory the walk may fill again (a large file's are
+/// megabytes: allocated afresh for each file, the walk paid for their pages every time).
+WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted, WalkResult Reuse = {});
 
 /// Whether a text speaks of CUDA, GPUs or devices at all (test code that names no device runs
 /// on the CPU). Guards are read from the tree instead (semantic/Guards.h).
