@@ -92,8 +92,7 @@ const CallFacts *RuleContext::call(TSNode Call) {
   if (!CalleeSym)
     CalleeSym = ts_node_symbol(Callee);
   std::string Q = Model.qualifiedName(Callee, Spelled, CalleeSym);
-  Cached.emplace(Callee, ArgList, Spelled, CalleeSym, End, std::move(Q), Model);
-  return Cached ? &*Cached : nullptr;
+  return &Cached.emplace(Callee, ArgList, Spelled, CalleeSym, End, std::move(Q), Model);
 }
 
 TSNode RuleContext::callee(TSNode Call) {

@@ -85,20 +85,26 @@ TSNode field(TSNode N, std::string_view Name) {
   static const TSSymbol Call = symbolFor("call"), Attribute = symbolFor("attribute"),
                         Binary = symbolFor("binary_operator"), Assignment = symbolFor("assignment"),
                         Augmented = symbolFor("augmented_assignment"), Subscript = symbolFor("subscript"),
-                        Keyword = symbolFor("keyword_argument"), Comment = symbolFor("comment");
+                        Keyword = symbolFor("keyword_argument"), Comment = symbolFor("comment"),
+                        Default = symbolFor("default_parameter"), TypedDefault = symbolFor("typed_default_parameter");
   TSSymbol S = ts_node_symbol(N);
   bool First = false;
   uint32_t Index = 0, Count = 0; // or child Index of a node with exactly Count children
   switch (Name.size()) {
   case 4:
-    First = (Name == "left" && (S == Binary || S == Assignment || S == Augmented)) || (Name == "name" && S == Keyword);
+    First = (Name == "left" && (S == Binary || S == Assignment || S == Augmented)) ||
+            (Name == "name" && (S == Keyword || S == Default || S == TypedDefault));
+    if (Name == "type" && S == TypedDefault)
+      Index = 2, Count = 5; // name, ":", type, "=", value
     break;
   case 5:
     First = Name == "value" && S == Subscript;
     if (Name == "right" && S == Binary)
       Index = 2, Count = 3; // left, operator, right
-    else if (Name == "value" && S == Keyword)
+    else if (Name == "value" && (S == Keyword || S == Default))
       Index = 2, Count = 3; // name, "=", value
+    else if (Name == "value" && S == TypedDefault)
+      Index = 4, Count = 5;
     break;
   case 6:
     First = Name == "object" && S == Attribute;

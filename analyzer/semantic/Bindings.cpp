@@ -21,18 +21,9 @@ ParameterList parametersOf(TSNode Function) {
       R.Annotation = field(P, "type");
     } else if (K == "default_parameter" || K == "typed_default_parameter") {
       R.How = Parameter::Form::Default;
-      // `name = value` and `name: type = value`, each child in its place (most defaults): by
-      // position, the field map is a look-up per field. A comment inside needs the fields.
-      bool Typed = K == "typed_default_parameter";
-      if (ts_node_child_count(P) == (Typed ? 5u : 3u)) {
-        Inner = ts_node_child(P, 0);
-        R.Annotation = Typed ? ts_node_child(P, 2) : TSNode{};
-        R.Default = ts_node_child(P, Typed ? 4 : 2);
-      } else {
-        Inner = field(P, "name");
-        R.Annotation = field(P, "type");
-        R.Default = field(P, "value");
-      }
+      Inner = field(P, "name");
+      R.Annotation = field(P, "type");
+      R.Default = field(P, "value");
     } else if (K == "comment") {
       continue;
     }

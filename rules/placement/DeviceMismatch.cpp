@@ -67,13 +67,9 @@ public:
     const NodeText &Text = Ctx.text();
     bool InForward = Ctx.model().inRole(N.Scope, RoleForward);
     if (is(N, "binary_operator")) {
-      // `left op right`, each in its place, by position (the field map is a look-up per
-      // field, at every operator of the file); a comment inside needs the fields.
-      bool Plain = ts_node_child_count(N.Node) == 3;
-      if (!torch::combinesTensors(Text(Plain ? ts_node_child(N.Node, 1) : field(N.Node, "operator"))))
+      if (!torch::combinesTensors(Text(field(N.Node, "operator"))))
         return;
-      pair(N.Node, Plain ? ts_node_child(N.Node, 0) : field(N.Node, "left"),
-           Plain ? ts_node_child(N.Node, 2) : field(N.Node, "right"), *F, Ctx, InForward);
+      pair(N.Node, field(N.Node, "left"), field(N.Node, "right"), *F, Ctx, InForward);
       return;
     }
     const CallFacts *Facts = Ctx.call(N.Node);
