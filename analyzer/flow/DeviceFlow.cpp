@@ -5,6 +5,8 @@
 
 #include "source/Strings.h"
 
+#include <algorithm>
+
 namespace torchlint::flow {
 
 Device deviceOf(const torch::DeviceString &D) {
@@ -43,6 +45,28 @@ const Value *DeviceFlow::valueOf(TSNode Expr) const {
     return nullptr;
   auto It = P->Values.find(Expr.id);
   return It == P->Values.end() ? nullptr : &It->second;
+}
+
+bool DeviceFlow::knowsWithin(TSNode Node) const {
+  std::vector<uint32_t> &Starts = P->ValueStarts;
+  size_t &Hint = P->StartsHint;
+  if (!P->StartsSorted) {
+    std::sort(Starts.begin(), Starts.end());
+    P->StartsSorted = true;
+    Hint = 0;
+  }
+  if (Starts.empty() || ts_node_is_null(Node))
+    return false;
+  // The first start at or after Node's: forward from the last answer while the questions
+  // come in document order, by bisection otherwise. (Inclusive of the end: a zero-width
+  // node there only makes the answer cautious.)
+  uint32_t Begin = ts_node_start_byte(Node), End = ts_node_end_byte(Node);
+  if (Hint > Starts.size() || (Hint > 0 && Starts[Hint - 1] >= Begin))
+    Hint = static_cast<size_t>(std::lower_bound(Starts.begin(), Starts.end(), Begin) - Starts.begin());
+  else
+    while (Hint < Starts.size() && Starts[Hint] < Begin)
+      ++Hint;
+  return Hint < Starts.size() && Starts[Hint] <= End;
 }
 
 const OptimizerLoad *DeviceFlow::optimizerLoad(TSNode LoadCall) const {

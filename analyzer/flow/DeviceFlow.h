@@ -46,6 +46,11 @@ public:
   /// The value of an expression the flow evaluated (joined over every path that reaches
   /// it), or nullptr where it did not evaluate it (comprehensions, lambdas, unknown code).
   const Value *valueOf(TSNode Expr) const;
+  /// Whether valueOf() may know anything below \p Node: false where the flow has a value for
+  /// no expression in its text (code it skipped, as most of a library). A rule whose every
+  /// question is about \p Node's subexpressions asks this first, before reading arguments.
+  /// Cheapest asked in document order, as the rules are run.
+  bool knowsWithin(TSNode Node) const;
   /// Whether \p Node (a call) runs in every step of a loop that also calls `backward()` or
   /// `step()`.
   bool inTrainingLoop(TSNode Node) const;

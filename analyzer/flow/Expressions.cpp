@@ -40,8 +40,12 @@ void DeviceFlow::Impl::record(TSNode E, const Value &V) {
     return;
   }
   auto [It, New] = Values.try_emplace(E.id, V);
-  if (!New)
+  if (!New) {
     It->second = join(It->second, V);
+    return;
+  }
+  ValueStarts.push_back(ts_node_start_byte(E));
+  StartsSorted = false;
 }
 
 Value DeviceFlow::Impl::eval(TSNode E) {

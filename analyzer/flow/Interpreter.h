@@ -76,6 +76,11 @@ public:
   // open addressing in one array (a node per entry and a division per look-up cost the flow
   // more than its interpretation). Nothing holds an entry across an insertion.
   llvm::DenseMap<const void *, Value> Values;
+  // Where each entry's expression starts, for knowsWithin(): sorted when asked (the rules ask
+  // after the run), then searched from where the last question left off.
+  mutable std::vector<uint32_t> ValueStarts;
+  mutable bool StartsSorted = true;
+  mutable size_t StartsHint = 0;
   llvm::DenseMap<const void *, int32_t> CallLoop; // call -> loop it runs in every step of
   // The nodes values' provenance marks, by NodeMark::Index (0: none), and each one's index.
   std::vector<TSNode> Marked{TSNode{}};

@@ -64,6 +64,8 @@ public:
     if (N.Flags & FlagCudaGuarded)
       return;
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
+    if (!F->knowsWithin(N.Node))
+      return; // every operand below is unknown
     const NodeText &Text = Ctx.text();
     bool InForward = Ctx.model().inRole(N.Scope, RoleForward);
     if (is(N, "binary_operator")) {

@@ -82,6 +82,8 @@ public:
     if (!Forward && M.enclosingFunction(N.Scope) < 0)
       return;
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
+    if (!F->knowsWithin(N.Node))
+      return; // no operand below has a value
     const NodeText &Text = Ctx.text();
     NodeList Operands;
     // A join needs every input on one device, whatever their ranks: no 0-dim exemption there.

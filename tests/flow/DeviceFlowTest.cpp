@@ -221,6 +221,43 @@ TEST(DeviceFlowScope, OnlyCodeWordsMakeAFunctionWorthAnalysing) {
   EXPECT_EQ(Code.at("x").Dev.Kind, DeviceKind::Cpu);
 }
 
+TEST(DeviceFlowScope, KnowsWithinNeverHidesAValueBelow) {
+  // A function with no trigger word is not analysed: nothing below its nodes has a value, and
+  // rules may stop there. Wherever an expression below has one, the answer is yes, whatever
+  // order the questions come in.
+  Analysed A("import torch\n"
+             "def quiet(a, b):\n"
+             "    return helper(a, b) + [a, b]\n"
+             "def loud(device):\n"
+             "    x = torch.zeros(3)\n"
+             "    y = x.to(device)\n"
+             "    return x + y, helper(x)\n");
+  std::vector<TSNode> Nodes;
+  forEachNode(ts_tree_root_node(A.Tree.get()), [&](TSNode N) { Nodes.push_back(N); });
+  auto ValueBelow = [&](TSNode N) {
+    bool Any = false;
+    forEachNode(N, [&](TSNode D) { Any |= A.Flow->valueOf(D) != nullptr; });
+    return Any;
+  };
+  size_t Known = 0, Quiet = 0;
+  for (bool Reverse : {false, true}) {
+    for (size_t K = 0; K < Nodes.size(); ++K) {
+      TSNode N = Nodes[Reverse ? Nodes.size() - 1 - K : K];
+      bool Answer = A.Flow->knowsWithin(N);
+      if (ValueBelow(N)) {
+        EXPECT_TRUE(Answer) << A.Model.text()(N);
+        Known += !Reverse;
+      }
+      if (ts_node_start_point(N).row == 2) { // inside quiet()
+        EXPECT_FALSE(Answer) << A.Model.text()(N);
+        Quiet += !Reverse;
+      }
+    }
+  }
+  EXPECT_GT(Known, 5u);
+  EXPECT_GT(Quiet, 5u);
+}
+
 TEST(DeviceFlowScope, LeadingBlankLinesDoNotShiftTriggers) {
   // The only trigger is the parameter's name, a few bytes into the function: found at its
   // place in the file, not at its offset from the first token.
