@@ -24,7 +24,7 @@ TSNode CallFacts::receiver(std::string_view Name) const {
   return P->Object;
 }
 
-Placement CallFacts::placement() const {
+Placement CallFacts::readPlacement() const {
   Placement P;
   if (TSNode R = receiver("to"); !ts_node_is_null(R)) {
     P = {Placement::Form::To, R, torch::readTo(args(), *Model).Device};

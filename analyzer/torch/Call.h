@@ -7,6 +7,7 @@
 #include "semantic/SemanticModel.h"
 #include "torch/Api.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -71,16 +72,23 @@ public:
   /// is not reached through `torch` (`torch.Tensor.to(x, ...)` is a plain function). Returns
   /// the callee's object, or a null node.
   TSNode receiver(std::string_view Name) const;
-  /// Where the call places what it makes or moves (None for any other call).
-  Placement placement() const;
+  /// Where the call places what it makes or moves (None for any other call). Read once:
+  /// several rules ask of every call.
+  const Placement &placement() const {
+    if (!Placed)
+      Placed = readPlacement();
+    return *Placed;
+  }
 
 private:
+  Placement readPlacement() const;
   std::string_view argumentText() const { return Model->text().until(Parts.ArgList, End); }
 
   mutable CallArgs Parts;
   mutable bool Read = false;
   mutable bool Classified = false;
   mutable torch::ApiFacts Api;
+  mutable std::optional<Placement> Placed;
   const SemanticModel *Model;
 };
 

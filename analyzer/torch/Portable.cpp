@@ -523,7 +523,7 @@ void Rewriter::rewriteCall(const NodeRef &N) {
       ++Sites;
     return;
   }
-  Placement P = Facts.placement();
+  const Placement &P = Facts.placement();
   if (P.How == Placement::Form::None)
     return;
   if (inMapLocation(N, M))

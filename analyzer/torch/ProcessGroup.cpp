@@ -257,7 +257,7 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
       return std::nullopt;
     Out.Range = TextRange{ts_node_start_byte(N.Node), ts_node_end_byte(N.Node)};
     Out.IndexZero = D->Index.has_value();
-  } else if (Placement P = Call.placement(); P.How == Placement::Form::Cuda) {
+  } else if (const Placement &P = Call.placement(); P.How == Placement::Form::Cuda) {
     if (Call.args().HasSplat)
       return std::nullopt;
     TSNode Dev = P.Device;
@@ -291,7 +291,7 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
     return std::nullopt;
   TSNode Root = File.root();
   TSNode Fn = innermostFunction(Up, Root);
-  if (Placement Moved = Call.placement();
+  if (const Placement &Moved = Call.placement();
       !ts_node_is_null(Moved.Receiver) && movedOnLater(Fn, ts_node_end_byte(N.Node), M.text()(Moved.Receiver), M))
     return std::nullopt; // `model.cuda()`, then `model.to(rank)`: it ends on the rank's own GPU
   Span Function = spanOf(Fn);

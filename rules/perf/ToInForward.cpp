@@ -140,7 +140,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    Placement P = Facts->placement();
+    const Placement &P = Facts->placement();
     bool Cuda = P.How == Placement::Form::Cuda;
     TSNode Receiver = P.Receiver;
     if (ts_node_is_null(Receiver))

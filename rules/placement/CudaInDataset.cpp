@@ -71,7 +71,7 @@ public:
     const CallFacts *Facts = Ctx.call(N.Node);
     if (!Facts)
       return;
-    Placement P = Facts->placement();
+    const Placement &P = Facts->placement();
     if (P.How == Placement::Form::Cuda) {
       report(Ctx, methodCallRange(N.Node), "`.cuda()`");
       return;

@@ -191,7 +191,7 @@ public:
                          "use the device chosen once for the program");
       return;
     }
-    Placement P = Facts->placement();
+    const Placement &P = Facts->placement();
     if (P.How == Placement::Form::Cuda) {
       // `.cuda(0)` and `.cuda(device)` name their device (TL106 speaks about literal ones);
       // `.cuda(torch.cuda.current_device())` is `.cuda()` (fairseq's clip_grad_norm_, fixed in 23d8502b).
