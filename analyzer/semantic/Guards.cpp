@@ -535,33 +535,14 @@ GuardSense nameSense(std::string_view Name) {
 
 bool mayMentionAccelerator(std::string_view Text) {
   // The words acceleratorWord reads, and "cpu", the one more deviceString reads: every sense
-  // above starts from one. One pass (it runs on every condition and import of every file): a
-  // table says which words start with each byte, most bytes none.
-  static const std::vector<std::string_view> Words = [] {
-    std::vector<std::string_view> W(std::begin(AnywhereWords), std::end(AnywhereWords));
-    W.insert(W.end(), std::begin(ShortWords), std::end(ShortWords));
-    W.push_back("cpu");
+  // above starts from one. (It runs on every condition and import of every file.)
+  static const WordSet Words = [] {
+    WordSet W{"cpu"};
+    W.addAll(AnywhereWords);
+    W.addAll(ShortWords);
     return W;
   }();
-  static const std::array<uint16_t, 256> Starting = [] {
-    static_assert(std::size(AnywhereWords) + std::size(ShortWords) + 1 <= 16);
-    std::array<uint16_t, 256> T{};
-    for (size_t K = 0; K < Words.size(); ++K)
-      T[static_cast<unsigned char>(Words[K][0])] |= static_cast<uint16_t>(1u << K);
-    return T;
-  }();
-  for (size_t I = 0; I < Text.size(); ++I)
-    for (uint16_t Bits = Starting[static_cast<unsigned char>(lowerAscii(Text[I]))]; Bits; Bits &= Bits - 1) {
-      std::string_view W = Words[static_cast<size_t>(__builtin_ctz(Bits))];
-      if (Text.size() - I < W.size())
-        continue;
-      size_t K = 1;
-      while (K < W.size() && lowerAscii(Text[I + K]) == W[K])
-        ++K;
-      if (K == W.size())
-        return true;
-    }
-  return false;
+  return Words.anyIn(Text);
 }
 
 GuardSense conditionSense(TSNode Cond, const SemanticModel &M) {

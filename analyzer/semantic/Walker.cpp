@@ -85,45 +85,9 @@ struct Frame {
 } // namespace
 
 bool mentionsAccelerator(std::string_view Text) {
-  // NCCL only runs on CUDA devices: `if backend == "nccl":` is a CUDA guard. One pass over
-  // the text, dispatching on each byte, rather than one search per word.
-  auto At = [&](size_t I, std::string_view W) {
-    if (I + W.size() > Text.size())
-      return false;
-    for (size_t K = 0; K < W.size(); ++K)
-      if (lowerAscii(Text[I + K]) != W[K])
-        return false;
-    return true;
-  };
-  for (size_t I = 0; I < Text.size(); ++I) {
-    switch (lowerAscii(Text[I])) {
-    case 'c':
-      if (At(I, "cuda"))
-        return true;
-      break;
-    case 'g':
-      if (At(I, "gpu"))
-        return true;
-      break;
-    case 'd':
-      if (At(I, "device"))
-        return true;
-      break;
-    case 'm':
-      if (At(I, "mps"))
-        return true;
-      break;
-    case 'a':
-      if (At(I, "accelerat"))
-        return true;
-      break;
-    case 'n':
-      if (At(I, "nccl"))
-        return true;
-      break;
-    }
-  }
-  return false;
+  // NCCL only runs on CUDA devices: `if backend == "nccl":` is a CUDA guard.
+  static const WordSet Words{"cuda", "gpu", "device", "mps", "accelerat", "nccl"};
+  return Words.anyIn(Text);
 }
 
 namespace {

@@ -2,7 +2,10 @@
 // Python identifiers and the keywords we look for are ASCII).
 #pragma once
 
+#include <array>
 #include <cctype>
+#include <cstdint>
+#include <initializer_list>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -36,6 +39,46 @@ inline size_t findNoCase(std::string_view Hay, std::string_view Needle, size_t F
 inline bool containsNoCase(std::string_view Hay, std::string_view Needle) {
   return findNoCase(Hay, Needle) != std::string_view::npos;
 }
+/// A few lower-case words (at most 16), looked for together, ignoring case: one pass over the
+/// text, where a table says which words start with each byte (most bytes none), rather than
+/// one search per word. For the scans that run on every condition, name or parameter list.
+class WordSet {
+public:
+  WordSet(std::initializer_list<std::string_view> Words) {
+    for (std::string_view W : Words)
+      add(W);
+  }
+  template <class Range> void addAll(const Range &Words) {
+    for (std::string_view W : Words)
+      add(W);
+  }
+  /// Whether \p Text holds one of the words anywhere.
+  bool anyIn(std::string_view Text) const {
+    for (size_t I = 0; I < Text.size(); ++I)
+      for (unsigned Bits = Starting[static_cast<unsigned char>(lowerAscii(Text[I]))]; Bits; Bits &= Bits - 1) {
+        std::string_view W = Words[static_cast<size_t>(__builtin_ctz(Bits))];
+        if (Text.size() - I < W.size())
+          continue;
+        size_t K = 1;
+        while (K < W.size() && lowerAscii(Text[I + K]) == W[K])
+          ++K;
+        if (K == W.size())
+          return true;
+      }
+    return false;
+  }
+
+private:
+  void add(std::string_view W) {
+    if (W.empty() || Count == Words.size())
+      __builtin_trap(); // a programming error: the set is fixed in the source
+    Starting[static_cast<unsigned char>(W[0])] |= static_cast<uint16_t>(1u << Count);
+    Words[Count++] = W;
+  }
+  std::array<std::string_view, 16> Words{};
+  std::array<uint16_t, 256> Starting{};
+  size_t Count = 0;
+};
 /// The offset of \p Needle in \p Hay at or after \p From, or npos. The flow and the
 /// semantic model search whole files and functions with it: sixteen positions at a time where
 /// SSE2 is there (those whose first and last bytes match are compared), then glibc's memmem

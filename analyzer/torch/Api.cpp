@@ -655,7 +655,8 @@ bool isModuleMoveOverride(std::string_view Name) {
 
 bool mentionsDeviceWord(std::string_view Name) {
   Name = lastComponent(Name);
-  if (containsNoCase(Name, "device") || containsNoCase(Name, "gpu") || containsNoCase(Name, "cuda"))
+  static const WordSet Words{"device", "gpu", "cuda"};
+  if (Words.anyIn(Name))
     return true;
   // `dev`, `dev0`, `torch_dev` but not `develop`.
   for (size_t I = 0; (I = Name.find("dev", I)) != std::string_view::npos; I += 3) {
@@ -669,7 +670,8 @@ bool mentionsDeviceWord(std::string_view Name) {
 
 bool mayMentionDeviceWord(std::string_view Text) {
   // Every word mentionsDeviceWord() looks for, without its bounds: a superset, kept beside it.
-  return containsNoCase(Text, "dev") || containsNoCase(Text, "gpu") || containsNoCase(Text, "cuda");
+  static const WordSet Words{"dev", "gpu", "cuda"};
+  return Words.anyIn(Text);
 }
 
 bool namesDevice(std::string_view Name) {

@@ -41,5 +41,27 @@ TEST(FindBytes, AgreesWithStringFindOnRandomTexts) {
   }
 }
 
+TEST(WordSet, AgreesWithOneSearchPerWord) {
+  // Words sharing first letters, one a prefix of another's start, one of a single byte; texts
+  // of few letters in either case, so that words begin often and are cut off by the end.
+  WordSet Words{"cu", "cud", "dn", "d"};
+  const std::string_view List[] = {"cu", "cud", "dn", "d"};
+  std::mt19937 Rng(11);
+  for (int I = 0; I < 20000; ++I) {
+    std::string Text(Rng() % 12, ' ');
+    for (char &C : Text)
+      C = "cuCUdDnx\xc3"[Rng() % 9];
+    bool Expected = false;
+    for (std::string_view W : List)
+      Expected |= containsNoCase(Text, W);
+    ASSERT_EQ(Words.anyIn(Text), Expected) << "`" << Text << "`";
+  }
+  WordSet Accel{"cuda", "nccl"};
+  EXPECT_TRUE(Accel.anyIn("if backend == \"NCCL\":"));
+  EXPECT_TRUE(Accel.anyIn("x.CUDA"));
+  EXPECT_FALSE(Accel.anyIn("x.cud"));
+  EXPECT_FALSE(Accel.anyIn(""));
+}
+
 } // namespace
 } // namespace torchlint
