@@ -228,7 +228,12 @@ bool ProcessGroup::ncclOnly() const {
   return true;
 }
 
+ProcessGroup::ProcessGroup(const FileContext &File)
+    : File(File), StartsGroup(File.model().textHas("init_process_group")) {}
+
 std::optional<DdpPlacement> ProcessGroup::defaultGpuPlacement(const NodeRef &N, const CallFacts &Call) const {
+  if (!StartsGroup)
+    return std::nullopt;
   if (LastCall != N.Node.id) {
     LastCall = N.Node.id;
     LastAnswer = placement(N, Call);
@@ -239,10 +244,6 @@ std::optional<DdpPlacement> ProcessGroup::defaultGpuPlacement(const NodeRef &N, 
 std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const CallFacts &Call) const {
   const SemanticModel &M = File.model();
   if (N.Flags & (FlagCudaGuarded | FlagDeviceChoice | FlagAfterSetDevice))
-    return std::nullopt;
-  // Only a file that starts a process group has such placements (Facts::Init needs the
-  // call's name): most files are ruled out before their calls are read.
-  if (!M.textHas("init_process_group"))
     return std::nullopt;
   if (M.inRole(N.Scope, RoleDataWorker))
     return std::nullopt; // TL108 speaks in DataLoader workers

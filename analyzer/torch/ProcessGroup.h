@@ -26,7 +26,7 @@ struct DdpPlacement {
 
 class ProcessGroup {
 public:
-  explicit ProcessGroup(const FileContext &File) : File(File) {}
+  explicit ProcessGroup(const FileContext &File);
 
   /// The placement on GPU 0 at the call \p N, if it is one. Three rules ask of every call in
   /// turn: the answer for the last call is kept.
@@ -66,6 +66,9 @@ private:
   static bool sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, const SetDeviceCall &S);
 
   const FileContext &File;
+  // Only a file that starts a process group has placements to judge (Facts::Init needs the
+  // call's name): most files are ruled out once, before any call is read.
+  bool StartsGroup;
   mutable std::optional<Facts> Scanned; // read when a call first looks like a placement
   mutable const void *LastCall = nullptr;
   mutable std::optional<DdpPlacement> LastAnswer;
