@@ -343,9 +343,7 @@ private:
     case WK::ExpressionStatement: // see WK::Call
       break;
     case WK::Assignment: {
-      TSNode Left = field(N, "left");
-      if (is(Left, "identifier") || is(Left, "attribute")) {
-        std::string_view L = Text(Left);
+      if (std::string_view L = assignedName(N); !L.empty()) {
         if (torch::mentionsDeviceWord(L)) {
           F.Kind = Special::ChoiceAssign;
           M.noteDeviceChoice();
@@ -420,6 +418,46 @@ private:
     return std::string_view::npos;
   }
 
+  /// The target of an assignment when it is a name or an attribute path (`device`,
+  /// `self.device`), else empty. Read off the text where it is plainly spelt (`x = `,
+  /// `x.y: T = `): the tree's `left` field costs a look-up per assignment, and the walk meets
+  /// them all.
+  std::string_view assignedName(TSNode N) {
+    std::string_view T = Text(N);
+    size_t End = leadingName(T, 0, /*Dotted=*/true);
+    size_t After = T.find_first_not_of(" \t", End);
+    if (!AnyError && End > 0 && T[End - 1] != '.' && After != std::string_view::npos && (T[After] == '=' || T[After] == ':'))
+      return T.substr(0, End);
+    TSNode Left = field(N, "left");
+    return is(Left, "identifier") || is(Left, "attribute") ? Text(Left) : std::string_view();
+  }
+
+  /// The name a function or class definition binds, read off its text where plainly spelt
+  /// (`def f(`, `async def f(`, `class C:`), else from the tree.
+  std::string_view definedName(TSNode N) {
+    std::string_view T = Text(N);
+    size_t At = 0;
+    for (std::string_view Keyword : {"async", "def", "class"})
+      if (startsWith(T.substr(At), Keyword) && At + Keyword.size() < T.size() &&
+          (T[At + Keyword.size()] == ' ' || T[At + Keyword.size()] == '\t'))
+        At = T.find_first_not_of(" \t", At + Keyword.size());
+    if (!AnyError && At > 0 && At != std::string_view::npos)
+      if (size_t End = leadingName(T, At, /*Dotted=*/false); End > At)
+        return T.substr(At, End - At);
+    return Text(field(N, "name"));
+  }
+
+  /// The end of the name (or with \p Dotted, dotted path) that starts at \p At in \p T, or
+  /// \p At where none does (a digit does not start one).
+  static size_t leadingName(std::string_view T, size_t At, bool Dotted) {
+    if (At >= T.size() || !nameByte(T[At]) || (T[At] >= '0' && T[At] <= '9'))
+      return At;
+    size_t End = At;
+    while (End < T.size() && (nameByte(T[End]) || (Dotted && T[End] == '.')))
+      ++End;
+    return End;
+  }
+
   /// What the context managers of a with statement make of its body: a test that expects the
   /// code to fail (`pytest.raises`, `self.assertRaises*`), or torch.load's allow-list
   /// (`torch.serialization.safe_globals`).
@@ -479,7 +517,7 @@ private:
       F.Scope = M.addScope(Scope{ScopeKind::Lambda, N, F.Scope, -1, {}, RoleNone});
       return;
     }
-    std::string_view Name = Text(field(N, "name"));
+    std::string_view Name = definedName(N);
     if (containsNoCase(Name, "cuda") || containsNoCase(Name, "gpu"))
       ++F.Guard;
     if (Kind == WK::Function) {

@@ -124,6 +124,35 @@ TEST(Semantic, GuardAndDeviceChoiceFlags) {
   EXPECT_EQ(Flags("torch.cuda.is_available()") & FlagCudaGuarded, 0) << "the condition itself is not guarded";
 }
 
+TEST(Semantic, TargetsAndDefinitionNamesHoweverSpelt) {
+  // The walk reads a plainly spelt assignment target and definition name off the text, and
+  // asks the tree otherwise: both readings give the same marks.
+  Analyzed A("import torch\n"
+             "device = torch.device('cuda:0')\n"
+             "cfg.dev: torch.device = torch.device('cuda:1')\n"
+             "a . device = torch.device('cuda:2')\n"
+             "x, device = 1, torch.device('cuda:3')\n"
+             "device[0] = torch.device('cuda:4')\n"
+             "f(x).device = torch.device('cuda:5')\n"
+             "async def to_gpu(x):\n    return x.cuda(0)\n"
+             "def  classify_cuda (x):\n    return x.cuda(1)\n"
+             "def classify(x):\n    return x.cuda(2)\n"
+             "class CudaThing:\n    y = z.cuda(3)\n"
+             "def \\\n  gpu_step(x):\n    return x.cuda(4)\n");
+  auto Flags = [&](std::string_view Call) { return A.node(Call).Flags; };
+  EXPECT_EQ(Flags("torch.device('cuda:0')"), FlagDeviceChoice);
+  EXPECT_EQ(Flags("torch.device('cuda:1')"), FlagDeviceChoice) << "annotated";
+  EXPECT_EQ(Flags("torch.device('cuda:2')"), FlagDeviceChoice) << "spaces around the dot";
+  EXPECT_EQ(Flags("torch.device('cuda:3')"), 0) << "a tuple of targets";
+  EXPECT_EQ(Flags("torch.device('cuda:4')"), 0) << "a subscript";
+  EXPECT_EQ(Flags("torch.device('cuda:5')"), FlagDeviceChoice) << "an attribute of a call";
+  EXPECT_EQ(Flags("x.cuda(0)"), FlagCudaGuarded) << "async def";
+  EXPECT_EQ(Flags("x.cuda(1)"), FlagCudaGuarded) << "spaces around the name";
+  EXPECT_EQ(Flags("x.cuda(2)"), 0) << "`classify` is no class";
+  EXPECT_EQ(Flags("z.cuda(3)"), FlagCudaGuarded) << "a class about CUDA";
+  EXPECT_EQ(Flags("x.cuda(4)"), FlagCudaGuarded) << "a line continuation";
+}
+
 TEST(Semantic, ParameterListsThatNameADeviceChooseIt) {
   // The walk skips a parameter list of names and literals, but not one that names a device:
   // its default is where the file chooses the device, call or no call.
