@@ -45,6 +45,15 @@ constexpr std::string_view AnywhereWords[] = {"cuda", "cudnn", "gpu", "nccl", "a
 constexpr std::string_view ShortWords[] = {"mps", "tpu", "xla"};
 
 size_t acceleratorWord(std::string_view Name) {
+  // Most names hold none of the words: one pass says so before a search per word.
+  static const WordSet Any = [] {
+    WordSet W{};
+    W.addAll(AnywhereWords);
+    W.addAll(ShortWords);
+    return W;
+  }();
+  if (!Any.anyIn(Name))
+    return std::string_view::npos;
   size_t Best = std::string_view::npos;
   for (std::string_view W : AnywhereWords)
     Best = std::min(Best, findNoCase(Name, W));
@@ -553,7 +562,13 @@ GuardSense conditionSense(TSNode Cond, const SemanticModel &M) {
   return Reader(M).condition(Cond, 0);
 }
 
-bool acceleratorMarker(TSNode Expr, const SemanticModel &M) { return Reader(M).marker(Expr, 0); }
+bool acceleratorMarker(TSNode Expr, const SemanticModel &M) {
+  // As for conditions: a marker says something of the accelerator only through a word of its
+  // text, or an import that hides one.
+  if (!M.importHidesAccelerator() && !ts_node_is_null(Expr) && !mayMentionAccelerator(M.text()(Expr)))
+    return false;
+  return Reader(M).marker(Expr, 0);
+}
 
 bool endsInExit(TSNode Block, const NodeText &Text) {
   // A comment after the exit (`raise ValueError(x)  # why`) is the block's last named child.
