@@ -45,14 +45,9 @@ constexpr std::string_view AnywhereWords[] = {"cuda", "cudnn", "gpu", "nccl", "a
 constexpr std::string_view ShortWords[] = {"mps", "tpu", "xla"};
 
 size_t acceleratorWord(std::string_view Name) {
-  // Most names hold none of the words: one pass says so before a search per word.
-  static const WordSet Any = [] {
-    WordSet W{};
-    W.addAll(AnywhereWords);
-    W.addAll(ShortWords);
-    return W;
-  }();
-  if (!Any.anyIn(Name))
+  // Most names hold none of the words: one pass says so before a search per word (its set
+  // holds "cpu" too, which only lets a few more names through to the search).
+  if (!mayMentionAccelerator(Name))
     return std::string_view::npos;
   size_t Best = std::string_view::npos;
   for (std::string_view W : AnywhereWords)
