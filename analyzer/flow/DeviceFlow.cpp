@@ -48,6 +48,10 @@ const Value *DeviceFlow::valueOf(TSNode Expr) const {
 }
 
 bool DeviceFlow::knowsWithin(TSNode Node) const {
+  return !ts_node_is_null(Node) && knowsWithinBytes(ts_node_start_byte(Node), ts_node_end_byte(Node));
+}
+
+bool DeviceFlow::knowsWithinBytes(uint32_t Begin, uint32_t End) const {
   std::vector<uint32_t> &Starts = P->ValueStarts;
   size_t &Hint = P->StartsHint;
   if (!P->StartsSorted) {
@@ -55,12 +59,11 @@ bool DeviceFlow::knowsWithin(TSNode Node) const {
     P->StartsSorted = true;
     Hint = 0;
   }
-  if (Starts.empty() || ts_node_is_null(Node))
+  if (Starts.empty())
     return false;
-  // The first start at or after Node's: forward from the last answer while the questions
+  // The first start at or after Begin: forward from the last answer while the questions
   // come in document order, by bisection otherwise. (Inclusive of the end: a zero-width
   // node there only makes the answer cautious.)
-  uint32_t Begin = ts_node_start_byte(Node), End = ts_node_end_byte(Node);
   if (Hint > Starts.size() || (Hint > 0 && Starts[Hint - 1] >= Begin))
     Hint = static_cast<size_t>(std::lower_bound(Starts.begin(), Starts.end(), Begin) - Starts.begin());
   else

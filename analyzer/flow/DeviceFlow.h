@@ -51,6 +51,9 @@ public:
   /// question is about \p Node's subexpressions asks this first, before reading arguments.
   /// Cheapest asked in document order, as the rules are run.
   bool knowsWithin(TSNode Node) const;
+  /// The same for a node the walk collected, by the end byte it noted: the tree that holds a
+  /// node's end has long left the cache when the rules run.
+  bool knowsWithin(const NodeRef &N) const { return knowsWithinBytes(ts_node_start_byte(N.Node), N.End); }
   /// Whether \p Node (a call) runs in every step of a loop that also calls `backward()` or
   /// `step()`.
   bool inTrainingLoop(TSNode Node) const;
@@ -77,6 +80,7 @@ public:
   class Impl;
 
 private:
+  bool knowsWithinBytes(uint32_t Begin, uint32_t End) const;
   std::unique_ptr<Impl> P;
 };
 

@@ -213,6 +213,12 @@ TSNode ProcessGroup::init() const {
 }
 
 bool ProcessGroup::ncclOnly() const {
+  if (!NcclOnly)
+    NcclOnly = readNcclOnly();
+  return *NcclOnly;
+}
+
+bool ProcessGroup::readNcclOnly() const {
   const Facts &F = facts();
   if (F.Inits.empty())
     return false;

@@ -63,6 +63,7 @@ private:
   const Facts &facts() const;
   Facts scan() const;
   std::optional<DdpPlacement> placement(const NodeRef &N, const CallFacts &Call) const;
+  bool readNcclOnly() const;
   static bool sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, const SetDeviceCall &S);
 
   const FileContext &File;
@@ -72,6 +73,7 @@ private:
   mutable std::optional<Facts> Scanned; // read when a call first looks like a placement
   mutable const void *LastCall = nullptr;
   mutable std::optional<DdpPlacement> LastAnswer;
+  mutable std::optional<bool> NcclOnly; // asked of every collective call: read once
 };
 
 /// Whether the program is CUDA-only by construction, and the construct that makes it so: an

@@ -64,7 +64,7 @@ public:
     if (N.Flags & FlagCudaGuarded)
       return;
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
-    if (!F->knowsWithin(N.Node))
+    if (!F->knowsWithin(N))
       return; // every operand below is unknown
     const NodeText &Text = Ctx.text();
     bool InForward = Ctx.model().inRole(N.Scope, RoleForward);

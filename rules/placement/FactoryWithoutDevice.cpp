@@ -82,7 +82,7 @@ public:
     if (!Forward && M.enclosingFunction(N.Scope) < 0)
       return;
     const flow::DeviceFlow *F = &Ctx.analysis<flow::DeviceFlow>();
-    if (!F->knowsWithin(N.Node))
+    if (!F->knowsWithin(N))
       return; // no operand below has a value
     const NodeText &Text = Ctx.text();
     NodeList Operands;
