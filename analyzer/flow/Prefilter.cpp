@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -99,11 +100,18 @@ bool DeviceFlow::Impl::libraryMayMatter(int32_t Scope) {
   std::string_view Code = afterName(Fn);
   if (!callsSource(Code, /*Constructors=*/false))
     return false;
+  bool First = true;
   for (const Parameter &P : M.parameters(Fn)) {
+    bool IsFirst = std::exchange(First, false);
     if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
       continue;
+    std::string_view Name = Text(P.Name);
+    // A method's `self` or `cls` is no tensor argument (setupParameters() never makes it an
+    // input), and reading a method's every use of it would cost more than the rest.
+    if (IsFirst && (Name == "self" || Name == "cls"))
+      continue;
     std::string_view Ann = ts_node_is_null(P.Annotation) ? std::string_view() : Text(P.Annotation);
-    if (endsWith(Ann, "Tensor") || usedAsTensor(Code, Text(P.Name)))
+    if (endsWith(Ann, "Tensor") || usedAsTensor(Code, Name))
       return true;
   }
   return false;
