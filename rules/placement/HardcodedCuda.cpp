@@ -158,7 +158,10 @@ public:
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     if (!is(N, "call")) {
-      if (!(N.Flags & FlagCudaGuarded))
+      // A default this rule reports is a string that spells `cuda` (defaultParameter()): a
+      // definition whose text has none is not read (most are not, and their parameters are
+      // read here first).
+      if (!(N.Flags & FlagCudaGuarded) && containsBytes(Ctx.text(N), "cuda"))
         for (const Parameter &P : Ctx.model().parameters(N.Node))
           defaultParameter(P, Ctx);
       return;
