@@ -1,6 +1,8 @@
 // The byte search of Strings.h.
 #include "source/Strings.h"
 
+#include <cstdint>
+#include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -14,29 +16,40 @@ size_t findBytes(std::string_view Hay, std::string_view Needle, size_t From) {
     return From;
   const char *Begin = Hay.data(), *P = Begin + From, *End = Begin + Hay.size();
   const size_t N = Needle.size();
+  const char First = Needle.front(), Last = Needle.back();
+  if (N == 1) {
+    const void *Found = std::memchr(P, First, static_cast<size_t>(End - P));
+    return Found ? static_cast<size_t>(static_cast<const char *>(Found) - Begin) : std::string_view::npos;
+  }
+  // Whether the needle is at At, its first and last bytes known to match.
+  auto Middle = [&](const char *At) { return N <= 2 || std::memcmp(At + 1, Needle.data() + 1, N - 2) == 0; };
 #if defined(__SSE2__)
-  if (N >= 2) {
+  {
     // The candidates of sixteen positions: those whose first and last bytes are the needle's
-    // (in text, a pair of bytes rules out almost every position at once).
-    const __m128i First = _mm_set1_epi8(Needle.front()), Last = _mm_set1_epi8(Needle.back());
-    for (; static_cast<size_t>(End - P) >= N - 1 + 16; P += 16) {
-      __m128i A = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
-      __m128i B = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P + N - 1));
-      for (unsigned Mask = static_cast<unsigned>(
-               _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(A, First), _mm_cmpeq_epi8(B, Last))));
-           Mask; Mask &= Mask - 1) {
-        const char *At = P + __builtin_ctz(Mask);
-        if (std::memcmp(At + 1, Needle.data() + 1, N - 2) == 0)
+    // (in text, a pair of bytes rules out almost every position at once): thirty-two a step
+    // while the text lasts (one test for two blocks), then sixteen, then the last few byte by
+    // byte (memmem's set-up cost more than the scan itself on a call's or a name's text).
+    const __m128i F = _mm_set1_epi8(First), L = _mm_set1_epi8(Last);
+    auto Mask = [&](const char *At) {
+      __m128i A = _mm_loadu_si128(reinterpret_cast<const __m128i *>(At));
+      __m128i B = _mm_loadu_si128(reinterpret_cast<const __m128i *>(At + N - 1));
+      return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(A, F), _mm_cmpeq_epi8(B, L))));
+    };
+    for (; static_cast<size_t>(End - P) >= N - 1 + 32; P += 32)
+      for (uint32_t M = Mask(P) | (Mask(P + 16) << 16); M; M &= M - 1)
+        if (const char *At = P + __builtin_ctz(M); Middle(At))
           return static_cast<size_t>(At - Begin);
-      }
-    }
+    for (; static_cast<size_t>(End - P) >= N - 1 + 16; P += 16)
+      for (unsigned M = Mask(P); M; M &= M - 1)
+        if (const char *At = P + __builtin_ctz(M); Middle(At))
+          return static_cast<size_t>(At - Begin);
   }
 #endif
-  // The tail (memmem's pointers are declared nonnull: an empty rest never reaches it).
-  if (static_cast<size_t>(End - P) < N)
-    return std::string_view::npos;
-  const void *Found = memmem(P, static_cast<size_t>(End - P), Needle.data(), N);
-  return Found ? static_cast<size_t>(static_cast<const char *>(Found) - Begin) : std::string_view::npos;
+  // The tail, fewer than sixteen positions: byte by byte.
+  for (const char *Stop = End - (N - 1); P < Stop; ++P)
+    if (*P == First && P[N - 1] == Last && Middle(P))
+      return static_cast<size_t>(P - Begin);
+  return std::string_view::npos;
 }
 
 } // namespace torchlint
