@@ -27,7 +27,7 @@ Device deviceOf(const torch::DeviceString &D) {
 Device parseDevice(std::string_view S) { return deviceOf(torch::parseDeviceString(S)); }
 
 DeviceFlow::DeviceFlow(TSNode Root, const SemanticModel &Model) : P(std::make_unique<Impl>(Root, Model)) { P->run(); }
-DeviceFlow::DeviceFlow(const FileContext &File) : P(std::make_unique<Impl>(File.root(), File.model())) {
+DeviceFlow::DeviceFlow(const FileContext &File) : P(std::make_unique<Impl>(File.root(), File.model(), &File)) {
   if (File.model().importsTorch() && !ts_node_is_null(File.root()))
     P->run();
 }

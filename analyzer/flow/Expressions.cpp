@@ -320,7 +320,17 @@ void DeviceFlow::Impl::noteLoop(TSNode C) {
 }
 
 Value DeviceFlow::Impl::call(TSNode C) {
-  auto A = callArgs(C, Text);
+  std::optional<CallArgs> A;
+  if (const CallParts *Parts = File ? File->partsOf(C) : nullptr) { // as callParts() would read them
+    if (!Parts->Arguments)
+      return {}; // a generator argument
+    A.emplace();
+    A->Callee = Parts->Callee;
+    A->ArgList = Parts->ArgList;
+    readArguments(*A, Text);
+  } else {
+    A = callArgs(C, Text);
+  }
   if (!A)
     return {};
   TSNode Callee = A->Callee;

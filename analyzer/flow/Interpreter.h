@@ -61,7 +61,9 @@ inline Value make(ValueKind K, Device D = {}) {
 
 class DeviceFlow::Impl {
 public:
-  Impl(TSNode Root, const SemanticModel &M) : Root(Root), M(M), Text(M.text()) {}
+  /// \p File, where there is one: the walk's notes of each call's parts (FileContext::partsOf).
+  Impl(TSNode Root, const SemanticModel &M, const FileContext *File = nullptr)
+      : Root(Root), M(M), Text(M.text()), File(File) {}
 
   void run();
   /// What the module's top-level names are to the files that import it (Summary.cpp).
@@ -133,6 +135,7 @@ private:
   TSNode Root;
   const SemanticModel &M;
   const NodeText &Text;
+  const FileContext *File;
   Vars Globals;
   bool KeepModule = false; // summarising: keep what the module body leaves
   // What decides whether the lint's flow can give the module's summary (summarizeAfterLint):

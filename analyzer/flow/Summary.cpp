@@ -239,7 +239,7 @@ ModuleSummary summarize(const FileContext &File, std::string Module, std::string
   // The lint's own flow, where it can say the same: no second interpretation of the file.
   if (const DeviceFlow *Lint = File.built<DeviceFlow>(); Lint && Lint->summarizeAfterLint(Out))
     return Out;
-  DeviceFlow::Impl I(File.root(), M);
+  DeviceFlow::Impl I(File.root(), M, &File);
   I.summarize(Out);
   return Out;
 }

@@ -38,8 +38,9 @@ template <class T> size_t analysisIndex() {
 
 class FileContext {
 public:
-  FileContext(const SourceFile &File, const SemanticModel &Model, TSNode Root, std::span<const NodeRef> Nodes = {})
-      : File(File), Model(Model), Root(Root), Nodes(Nodes) {}
+  FileContext(const SourceFile &File, const SemanticModel &Model, TSNode Root, std::span<const NodeRef> Nodes = {},
+              std::span<const CallParts> Calls = {})
+      : File(File), Model(Model), Root(Root), Nodes(Nodes), Calls(Calls) {}
   FileContext(const FileContext &) = delete;
   FileContext &operator=(const FileContext &) = delete;
 
@@ -51,6 +52,10 @@ public:
   /// scope and flags (an analysis that needs every call of a file reads them here rather than
   /// walking the tree again).
   std::span<const NodeRef> nodes() const { return Nodes; }
+  /// The callee and argument list of \p Call as the walk noted them (NodeRef::Parts), or null
+  /// where it did not: reading them off the tree again costs a thousand instructions a call.
+  /// Cheapest asked in document order.
+  const CallParts *partsOf(TSNode Call) const;
 
   /// The analysis \p T of this file, built by `T(const FileContext &)` on first use.
   /// (Rules ask at most nodes: the look-up is a bounds check and a load.)
@@ -82,6 +87,8 @@ private:
   const SemanticModel &Model;
   TSNode Root;
   std::span<const NodeRef> Nodes;
+  std::span<const CallParts> Calls;
+  mutable size_t PartsHint = 0; // partsOf()'s last answer, in Nodes
   mutable std::vector<std::shared_ptr<void>> Slots; // by detail::analysisIndex<T>()
 };
 

@@ -413,6 +413,35 @@ FileWide SemanticModel::fileWide() {
   return {Words, {}};
 }
 
+const CallParts *FileContext::partsOf(TSNode Call) const {
+  if (Nodes.empty() || ts_node_is_null(Call))
+    return nullptr;
+  // Nodes are in document order (by start, an enclosing node before those it holds): the
+  // first with Call's start is found forward from the last answer while the questions follow
+  // the text, by bisection otherwise.
+  auto StartOf = [](const NodeRef &N) { return ts_node_start_byte(N.Node); };
+  auto Before = [&](const NodeRef &N, uint32_t S) { return StartOf(N) < S; };
+  uint32_t Start = ts_node_start_byte(Call);
+  size_t I = std::min(PartsHint, Nodes.size() - 1);
+  if (StartOf(Nodes[I]) >= Start) {
+    if (I > 0 && StartOf(Nodes[I - 1]) >= Start)
+      I = static_cast<size_t>(std::lower_bound(Nodes.begin(), Nodes.begin() + I, Start, Before) - Nodes.begin());
+  } else {
+    size_t Steps = 0;
+    while (I < Nodes.size() && StartOf(Nodes[I]) < Start && ++Steps < 16)
+      ++I;
+    if (I < Nodes.size() && StartOf(Nodes[I]) < Start) // far ahead: bisect the rest
+      I = static_cast<size_t>(std::lower_bound(Nodes.begin() + I, Nodes.end(), Start, Before) - Nodes.begin());
+  }
+  for (; I < Nodes.size() && StartOf(Nodes[I]) == Start; ++I)
+    if (Nodes[I].Node.id == Call.id) {
+      PartsHint = I;
+      uint32_t K = Nodes[I].Parts;
+      return K && K < Calls.size() && !ts_node_is_null(Calls[K].ArgList) ? &Calls[K] : nullptr;
+    }
+  return nullptr;
+}
+
 size_t detail::nextAnalysisIndex() {
   static std::atomic<size_t> Next{0};
   return Next++;

@@ -1,8 +1,12 @@
 // Imports, qualified names, class kinds, function roles and context flags.
+#include "semantic/FileContext.h"
 #include "semantic/Walker.h"
 #include "torch/Api.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
 
 namespace torchlint {
 namespace {
@@ -180,6 +184,52 @@ TEST(Semantic, CallsInsideDictionariesAndFStringsAreCollected) {
   A.node("torch.zeros(3)");
   A.node("w.cuda()");
   A.node("t.to(dev)");
+}
+
+TEST(Semantic, WalkPartsAgreeWithTheTreeInAnyOrder) {
+  // Calls that share a start (`a.b(c)(d)`, `f(g(h(x)))`), inert ones the walk does not enter, a
+  // generator argument, a call with a comment between its parts, and one in an ERROR subtree.
+  Analyzed A("import torch\n"
+             "y = a.b(c)(d) + f(g(h(x)))\n"
+             "z = foo(x, key=val) + sum(t for t in ts)\n"
+             "w = (torch.zeros  # the callee\n"
+             "     (3))\n"
+             "def k(m):\n"
+             "    return m.to(dev).cuda(0)\n"
+             "bad = q(1, ,)\n"
+             "v = done(1)\n");
+  SourceFile File("t.py", A.Source);
+  FileContext Ctx(File, A.Model, ts_tree_root_node(A.Tree.get()), A.Walk.Nodes, A.Walk.Calls);
+  std::vector<TSNode> Calls;
+  forEachNode(ts_tree_root_node(A.Tree.get()), [&](TSNode N) {
+    if (is(N, "call"))
+      Calls.push_back(N);
+  });
+  ASSERT_GE(Calls.size(), 12u);
+  std::mt19937 Rng(3);
+  for (int Order = 0; Order < 4; ++Order) {
+    if (Order == 1)
+      std::reverse(Calls.begin(), Calls.end());
+    if (Order >= 2)
+      std::shuffle(Calls.begin(), Calls.end(), Rng);
+    size_t Answered = 0;
+    for (TSNode C : Calls) {
+      const CallParts *P = Ctx.partsOf(C);
+      if (!P)
+        continue;
+      ++Answered;
+      auto Tree = callParts(C);
+      EXPECT_EQ(P->Arguments, Tree.has_value()) << A.Model.text()(C);
+      EXPECT_TRUE(ts_node_eq(P->Callee, field(C, "function"))) << A.Model.text()(C);
+      EXPECT_TRUE(ts_node_eq(P->ArgList, field(C, "arguments"))) << A.Model.text()(C);
+    }
+    // Every call the walk noted with its two parts is answered, whatever the order.
+    size_t Noted = 0;
+    for (const NodeRef &N : A.Walk.Nodes)
+      Noted += N.Parts != 0;
+    EXPECT_EQ(Answered, Noted) << "order " << Order;
+    EXPECT_GE(Noted, 10u);
+  }
 }
 
 TEST(Semantic, DeviceNames) {
