@@ -72,9 +72,10 @@ bool DeviceFlow::Impl::usedAsTensor(std::string_view Code, std::string_view Name
     std::string_view Rest = Code.substr(At + Name.size());
     if (!Rest.empty() && nameByte(Rest[0]))
       continue;
-    for (std::string_view U : Uses)
-      if (startsWith(Rest, U))
-        return true;
+    if (!Rest.empty() && Rest[0] == '.') // every use in the list starts with one
+      for (std::string_view U : Uses)
+        if (startsWith(Rest, U))
+          return true;
     // The first argument of a `torch` function (`torch.cumsum(x, 0)`): NumPy arrays and lists
     // are refused there.
     if (At > 0 && Code[At - 1] == '(' && (startsWith(Rest, ",") || startsWith(Rest, ")"))) {
