@@ -308,6 +308,24 @@ std::optional<CallArgs> callParts(TSNode Call) {
   return A;
 }
 
+namespace {
+/// `name` of a keyword argument's text `name = value` where the name is plain ASCII and only
+/// spaces stand before the `=`; empty otherwise (the tree knows).
+std::string_view plainKeywordName(std::string_view T) {
+  auto Start = [](char C) { return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_'; };
+  auto Rest = [&](char C) { return Start(C) || (C >= '0' && C <= '9'); };
+  if (T.empty() || !Start(T[0]))
+    return {};
+  size_t End = 1;
+  while (End < T.size() && Rest(T[End]))
+    ++End;
+  size_t Eq = End;
+  while (Eq < T.size() && T[Eq] == ' ')
+    ++Eq;
+  return Eq < T.size() && T[Eq] == '=' ? T.substr(0, End) : std::string_view();
+}
+} // namespace
+
 void readArguments(CallArgs &A, const NodeText &Text) {
   static const TSSymbol KeywordSym = symbolFor("keyword_argument");
   static const TSSymbol ListSplatSym = symbolFor("list_splat");
@@ -316,10 +334,13 @@ void readArguments(CallArgs &A, const NodeText &Text) {
     TSSymbol S = ts_node_symbol(C);
     if (S == KeywordSym) {
       bool Plain = ts_node_child_count(C) == 3; // name, "=", value
-      TSNode Name = Plain ? ts_node_child(C, 0) : field(C, "name");
+      // The name of `name=value` is the text before the `=` where it is an ASCII name: the
+      // tree's node for it costs a walk over the children (the value's, the rest of them).
+      std::string_view Spelled = Plain ? plainKeywordName(Text(C)) : std::string_view();
+      TSNode Name = Plain ? (Spelled.empty() ? ts_node_child(C, 0) : TSNode{}) : field(C, "name");
       TSNode Value = Plain ? ts_node_child(C, 2) : field(C, "value");
-      if (!ts_node_is_null(Name) && !ts_node_is_null(Value)) {
-        A.Keywords.emplace_back(Text(Name), Value);
+      if ((!Spelled.empty() || !ts_node_is_null(Name)) && !ts_node_is_null(Value)) {
+        A.Keywords.emplace_back(Spelled.empty() ? Text(Name) : Spelled, Value);
         A.KeywordNodes.push_back(C);
       }
     } else if (S == ListSplatSym || S == DictSplatSym) {

@@ -192,6 +192,18 @@ TEST(TorchRead, ToAndLoadArguments) {
                       S.Model.text())));
 }
 
+TEST(TorchRead, KeywordNamesHoweverSpelt) {
+  // Plain ASCII names are read off the text; the rest from the tree: the same names.
+  Source S("f(a=1, b = 2, na\xc3\xafve=3, c\t=4, d=\\\n  5, _e9=g(h=6), *r, **k)\n");
+  CallArgs A = S.args("f(a=1, b = 2, na\xc3\xafve=3, c\t=4, d=\\\n  5, _e9=g(h=6), *r, **k)");
+  std::vector<std::string> Names;
+  for (auto &[Name, Value] : A.Keywords)
+    Names.push_back(std::string(Name) + "=" + std::string(S.Model.text()(Value)));
+  EXPECT_EQ(Names, (std::vector<std::string>{"a=1", "b=2", "na\xc3\xafve=3", "c=4", "d=5", "_e9=g(h=6)"}));
+  EXPECT_TRUE(A.HasSplat);
+  EXPECT_EQ(A.KeywordNodes.size(), 6u);
+}
+
 TEST(TorchRead, ModuleConstructorsAndMapLocations) {
   Source S("import torch\nfrom torchvision import models\n"
            "class Net(torch.nn.Module):\n    pass\n"
