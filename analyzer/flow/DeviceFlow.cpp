@@ -3,6 +3,7 @@
 // leaves, modules escaping into code the flow does not read).
 #include "flow/Interpreter.h"
 
+#include "source/Hinted.h"
 #include "source/Strings.h"
 
 #include <algorithm>
@@ -59,17 +60,10 @@ bool DeviceFlow::knowsWithinBytes(uint32_t Begin, uint32_t End) const {
     P->StartsSorted = true;
     Hint = 0;
   }
-  if (Starts.empty())
-    return false;
-  // The first start at or after Begin: forward from the last answer while the questions
-  // come in document order, by bisection otherwise. (Inclusive of the end: a zero-width
-  // node there only makes the answer cautious.)
-  if (Hint > Starts.size() || (Hint > 0 && Starts[Hint - 1] >= Begin))
-    Hint = static_cast<size_t>(std::lower_bound(Starts.begin(), Starts.end(), Begin) - Starts.begin());
-  else
-    while (Hint < Starts.size() && Starts[Hint] < Begin)
-      ++Hint;
-  return Hint < Starts.size() && Starts[Hint] <= End;
+  // The first start at or after Begin. (Inclusive of the end: a zero-width node there only
+  // makes the answer cautious.)
+  size_t I = lowerBoundFrom(Starts, Begin, Hint, [](uint32_t S) { return S; });
+  return I < Starts.size() && Starts[I] <= End;
 }
 
 const OptimizerLoad *DeviceFlow::optimizerLoad(TSNode LoadCall) const {

@@ -327,7 +327,10 @@ Value DeviceFlow::Impl::call(TSNode C) {
     A.emplace();
     A->Callee = Parts->Callee;
     A->ArgList = Parts->ArgList;
-    readArguments(*A, Text);
+    if (auto Children = File->argumentsOf(*Parts))
+      readArguments(*A, Text, *Children);
+    else
+      readArguments(*A, Text);
   } else {
     A = callArgs(C, Text);
   }

@@ -68,7 +68,14 @@ State widenStates(const State &Old, const State &New) {
 }
 
 void DeviceFlow::Impl::block(TSNode Block) {
-  for (TSNode S : namedChildren(Block)) {
+  // The statements as the walk met them, else off the tree.
+  NodeList Read;
+  std::optional<std::span<const TSNode>> Statements = File ? File->statementsOf(Block) : std::nullopt;
+  if (!Statements) {
+    Read = namedChildren(Block);
+    Statements = Read;
+  }
+  for (TSNode S : *Statements) {
     if (!F->S.Reachable)
       return;
     statement(S);

@@ -74,6 +74,7 @@ const CallFacts *RuleContext::call(TSNode Call) {
   // tree that has left the cache since (0: not read).
   TSSymbol CalleeSym = 0;
   uint32_t CalleeEnd = 0, End = 0;
+  std::optional<std::span<const TSNode>> Arguments; // the argument list's children the walk met
   if (Node && NodeParts && !ts_node_is_null(NodeParts->ArgList) && ts_node_eq(Node->Node, Call)) {
     if (!NodeParts->Arguments) // a generator argument
       return nullptr;
@@ -82,6 +83,7 @@ const CallFacts *RuleContext::call(TSNode Call) {
     CalleeSym = NodeParts->CalleeSym;
     CalleeEnd = NodeParts->CalleeEnd;
     End = Node->End;
+    Arguments = File.argumentsOf(*NodeParts);
   } else if (auto Parts = callParts(Call)) {
     Callee = Parts->Callee;
     ArgList = Parts->ArgList;
@@ -92,7 +94,9 @@ const CallFacts *RuleContext::call(TSNode Call) {
   if (!CalleeSym)
     CalleeSym = ts_node_symbol(Callee);
   std::string Q = Model.qualifiedName(Callee, Spelled, CalleeSym);
-  return &Cached.emplace(Callee, ArgList, Spelled, CalleeSym, End, std::move(Q), Model);
+  CallFacts &Facts = Cached.emplace(Callee, ArgList, Spelled, CalleeSym, End, std::move(Q), Model);
+  Facts.useArguments(Arguments);
+  return &Facts;
 }
 
 TSNode RuleContext::callee(TSNode Call) {

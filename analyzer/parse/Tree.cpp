@@ -331,10 +331,15 @@ std::string_view plainKeywordName(std::string_view T) {
 } // namespace
 
 void readArguments(CallArgs &A, const NodeText &Text) {
+  NodeList Children = namedChildren(A.ArgList); // inline storage: the usual few allocate nothing
+  readArguments(A, Text, Children);
+}
+
+void readArguments(CallArgs &A, const NodeText &Text, std::span<const TSNode> Children) {
   static const TSSymbol KeywordSym = symbolFor("keyword_argument");
   static const TSSymbol ListSplatSym = symbolFor("list_splat");
   static const TSSymbol DictSplatSym = symbolFor("dictionary_splat");
-  for (TSNode C : namedChildren(A.ArgList)) { // inline storage: the usual few allocate nothing
+  for (TSNode C : Children) {
     TSSymbol S = ts_node_symbol(C);
     if (S == KeywordSym) {
       bool Plain = ts_node_child_count(C) == 3; // name, "=", value

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -167,6 +168,8 @@ std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text);
 std::optional<CallArgs> callParts(TSNode Call);
 /// Reads the arguments of \p A, whose Callee and ArgList callParts() set.
 void readArguments(CallArgs &A, const NodeText &Text);
+/// The same, given the argument list's named children (FileContext::argumentsOf()).
+void readArguments(CallArgs &A, const NodeText &Text, std::span<const TSNode> Children);
 
 /// For `a.b.c(...)` style callees: the attribute name (c) and the object (a.b).
 struct AttributeParts {

@@ -10,6 +10,7 @@
 #include "source/SourceFile.h"
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -38,9 +39,11 @@ template <class T> size_t analysisIndex() {
 
 class FileContext {
 public:
+  /// \p Nodes, \p Calls, \p Children, \p Blocks: what the walk met (WalkResult), where it ran.
   FileContext(const SourceFile &File, const SemanticModel &Model, TSNode Root, std::span<const NodeRef> Nodes = {},
-              std::span<const CallParts> Calls = {})
-      : File(File), Model(Model), Root(Root), Nodes(Nodes), Calls(Calls) {}
+              std::span<const CallParts> Calls = {}, std::span<const TSNode> Children = {},
+              std::span<const BlockChildren> Blocks = {})
+      : File(File), Model(Model), Root(Root), Nodes(Nodes), Calls(Calls), Children(Children), Blocks(Blocks) {}
   FileContext(const FileContext &) = delete;
   FileContext &operator=(const FileContext &) = delete;
 
@@ -56,6 +59,17 @@ public:
   /// where it did not: reading them off the tree again costs a thousand instructions a call.
   /// Cheapest asked in document order.
   const CallParts *partsOf(TSNode Call) const;
+  /// The named children of the argument list of the call whose parts partsOf() gave (comments
+  /// too), as the walk met them; nullopt where it did not (read them off the tree: a step over
+  /// each child costs some 600 instructions).
+  std::optional<std::span<const TSNode>> argumentsOf(const CallParts &P) const {
+    if (P.ArgsCount == CallParts::NotMet || size_t(P.ArgsFrom) + P.ArgsCount > Children.size())
+      return std::nullopt;
+    return Children.subspan(P.ArgsFrom, P.ArgsCount);
+  }
+  /// The named children of \p Block, a `block` or the module (statements and comments), as
+  /// the walk met them; nullopt where it did not. Cheapest asked in document order.
+  std::optional<std::span<const TSNode>> statementsOf(TSNode Block) const;
 
   /// The analysis \p T of this file, built by `T(const FileContext &)` on first use.
   /// (Rules ask at most nodes: the look-up is a bounds check and a load.)
@@ -88,7 +102,10 @@ private:
   TSNode Root;
   std::span<const NodeRef> Nodes;
   std::span<const CallParts> Calls;
-  mutable size_t PartsHint = 0; // partsOf()'s last answer, in Nodes
+  std::span<const TSNode> Children;
+  std::span<const BlockChildren> Blocks;
+  mutable size_t PartsHint = 0;  // partsOf()'s last answer, in Nodes
+  mutable size_t BlocksHint = 0; // statementsOf()'s, in Blocks
   mutable std::vector<std::shared_ptr<void>> Slots; // by detail::analysisIndex<T>()
 };
 

@@ -6,6 +6,7 @@
 #include "semantic/FileContext.h"
 #include "semantic/Walker.h"
 
+#include "source/Hinted.h"
 #include "source/Strings.h"
 #include "torch/Api.h"
 
@@ -414,32 +415,33 @@ FileWide SemanticModel::fileWide() {
 }
 
 const CallParts *FileContext::partsOf(TSNode Call) const {
-  if (Nodes.empty() || ts_node_is_null(Call))
+  if (ts_node_is_null(Call))
     return nullptr;
-  // Nodes are in document order (by start, an enclosing node before those it holds): the
-  // first with Call's start is found forward from the last answer while the questions follow
-  // the text, by bisection otherwise.
-  auto StartOf = [](const NodeRef &N) { return ts_node_start_byte(N.Node); };
-  auto Before = [&](const NodeRef &N, uint32_t S) { return StartOf(N) < S; };
+  // Nodes are in document order (by start, an enclosing node before those it holds).
   uint32_t Start = ts_node_start_byte(Call);
-  size_t I = std::min(PartsHint, Nodes.size() - 1);
-  if (StartOf(Nodes[I]) >= Start) {
-    if (I > 0 && StartOf(Nodes[I - 1]) >= Start)
-      I = static_cast<size_t>(std::lower_bound(Nodes.begin(), Nodes.begin() + I, Start, Before) - Nodes.begin());
-  } else {
-    size_t Steps = 0;
-    while (I < Nodes.size() && StartOf(Nodes[I]) < Start && ++Steps < 16)
-      ++I;
-    if (I < Nodes.size() && StartOf(Nodes[I]) < Start) // far ahead: bisect the rest
-      I = static_cast<size_t>(std::lower_bound(Nodes.begin() + I, Nodes.end(), Start, Before) - Nodes.begin());
-  }
-  for (; I < Nodes.size() && StartOf(Nodes[I]) == Start; ++I)
+  for (size_t I = lowerBoundFrom(Nodes, Start, PartsHint, [](const NodeRef &N) { return ts_node_start_byte(N.Node); });
+       I < Nodes.size() && ts_node_start_byte(Nodes[I].Node) == Start; ++I)
     if (Nodes[I].Node.id == Call.id) {
-      PartsHint = I;
       uint32_t K = Nodes[I].Parts;
       return K && K < Calls.size() && !ts_node_is_null(Calls[K].ArgList) ? &Calls[K] : nullptr;
     }
   return nullptr;
+}
+
+std::optional<std::span<const TSNode>> FileContext::statementsOf(TSNode Block) const {
+  if (ts_node_is_null(Block))
+    return std::nullopt;
+  // In the order the walk entered them: by start (no two blocks start together).
+  uint32_t Start = ts_node_start_byte(Block);
+  for (size_t I = lowerBoundFrom(Blocks, Start, BlocksHint, [](const BlockChildren &B) { return B.Start; });
+       I < Blocks.size() && Blocks[I].Start == Start; ++I)
+    if (Blocks[I].Block.id == Block.id) {
+      const BlockChildren &B = Blocks[I];
+      if (B.Count == CallParts::NotMet || size_t(B.From) + B.Count > Children.size())
+        return std::nullopt;
+      return Children.subspan(B.From, B.Count);
+    }
+  return std::nullopt;
 }
 
 size_t detail::nextAnalysisIndex() {

@@ -90,6 +90,18 @@ struct CallParts {
   // every call's callee, long after the walk, when a large file's tree has left the cache.
   TSSymbol CalleeSym = 0;
   uint32_t CalleeEnd = 0;
+  // The argument list's named children as the walk met them (comments too), at
+  // WalkResult::Children[ArgsFrom...]; ArgsCount is NotMet where the walk did not enter it.
+  static constexpr uint32_t NotMet = UINT32_MAX;
+  uint32_t ArgsFrom = 0, ArgsCount = NotMet;
+};
+
+/// The named children of a `block` or of the module (statements and comments), as the walk
+/// met them: WalkResult::Children[From...]. A block the walk did not enter fully has none.
+struct BlockChildren {
+  TSNode Block{};
+  uint32_t Start = 0; // the block's start byte
+  uint32_t From = 0, Count = CallParts::NotMet;
 };
 
 class SemanticModel {

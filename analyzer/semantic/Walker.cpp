@@ -80,6 +80,10 @@ struct Frame {
   uint32_t NamedSeen; // named children visited so far
   uint32_t Named;     // ts_node_named_child_count: once all are seen, only tokens are left
   TSSymbol Sym;       // the node's symbol (its children's NodeRef::ParentSym)
+  bool OwnerIsBlock;  // Owner is a block's
+  uint32_t Owner;     // whose named children are noted: the call's index in WalkResult::Calls for
+                      // its argument list; a block's (or the module's) index + 1 in WalkResult::Blocks
+  uint32_t Mark;      // with Owner: where they start in Pending
 };
 
 } // namespace
@@ -112,6 +116,7 @@ public:
 
   void run(TSNode Root) {
     Stack.reserve(64);
+    Pending.reserve(64);
     AnyError = ts_node_has_error(Root);
     M.addScope(Scope{ScopeKind::Module, Root, -1, -1, {}, RoleNone});
     TSTreeCursor C = ts_tree_cursor_new(Root);
@@ -124,6 +129,8 @@ public:
       while (true) {
         Frame Done = Stack.back();
         Stack.pop_back();
+        if (Done.Owner)
+          noteChildren(Done);
         if (Stack.empty()) {
           ts_tree_cursor_delete(&C);
           return;
@@ -166,6 +173,8 @@ private:
         return true;
       }
       P.NamedSeen += Named;
+      if (Named && P.Owner)
+        Pending.push_back(N);
       ++P.Seen;
       if (Later == 0 || onlyTokensLeft(P) || !ts_tree_cursor_goto_next_sibling(&C)) {
         ts_tree_cursor_goto_parent(&C);
@@ -173,6 +182,24 @@ private:
       }
       --Later;
     }
+  }
+
+  /// The named children of \p Done, an argument list or a block the walk leaves, from Pending
+  /// to the result, where the walk met them all (not where it stepped over the node as inert).
+  void noteChildren(const Frame &Done) {
+    uint32_t Count = static_cast<uint32_t>(Pending.size()) - Done.Mark;
+    if (Count == Done.Named) {
+      auto From = static_cast<uint32_t>(R.Children.size());
+      R.Children.insert(R.Children.end(), Pending.begin() + Done.Mark, Pending.end());
+      if (Done.OwnerIsBlock) {
+        R.Blocks[Done.Owner - 1].From = From;
+        R.Blocks[Done.Owner - 1].Count = Count;
+      } else {
+        R.Calls[Done.Owner].ArgsFrom = From;
+        R.Calls[Done.Owner].ArgsCount = Count;
+      }
+    }
+    Pending.resize(Done.Mark);
   }
 
   /// Whether \p N, a named node with children, is an expression of no kind the walk acts on or
@@ -204,12 +231,19 @@ private:
     Parameters, // a parameter list: inert text that names no device (see skipOf())
   };
   Frame enter(TSNode N, Frame *P, const char *FieldName) {
-    Frame F{0, 0, 0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0, 0};
+    Frame F{0, 0, 0, 0, 0, 0, 0, 0, 0, Special::None, false, false, false, false, 0, 0, 0, 0, 0, 0, 0, false, 0, 0};
     bool Named = ts_node_is_named(N);
     if (P)
       inherit(F, N, *P, FieldName ? FieldName : "", Named);
     TSSymbol Sym = ts_node_symbol(N);
     F.Sym = Sym;
+    static const TSSymbol BlockSym = symbolFor("block");
+    if (Sym == BlockSym || !P) { // its statements, for the flow
+      R.Blocks.push_back(BlockChildren{N, ts_node_start_byte(N)});
+      F.Owner = static_cast<uint32_t>(R.Blocks.size());
+      F.OwnerIsBlock = true;
+      F.Mark = static_cast<uint32_t>(Pending.size());
+    }
     if (P && P->Call && P->Seen == 1) { // the callee of a call the rules will see: read it now
       CallParts &Parts = R.Calls[P->Call];
       Parts.CalleeSym = Sym;
@@ -303,14 +337,19 @@ private:
     case Special::None:
       break;
     }
-    if (Named)
+    if (Named) {
       ++P.NamedSeen;
+      if (P.Owner)
+        Pending.push_back(N);
+    }
     // A call's parts, met on the way: rules would otherwise look them up again.
     if (P.Call) {
       CallParts &Parts = R.Calls[P.Call];
       (P.Seen == 0 ? Parts.Callee : Parts.ArgList) = N;
-      if (P.Seen != 0)
-        Parts.Arguments = is(N, "argument_list");
+      if (P.Seen != 0 && (Parts.Arguments = is(N, "argument_list"))) {
+        F.Owner = P.Call; // its arguments, for the flow and the rules (readArguments())
+        F.Mark = static_cast<uint32_t>(Pending.size());
+      }
     }
     ++P.Seen;
   }
@@ -767,6 +806,7 @@ private:
   const KindSet &Wanted;
   WalkResult &R;
   std::vector<Frame> Stack;
+  std::vector<TSNode> Pending; // named children of the open argument lists and blocks (Frame::Owner)
   bool AnyError = false;
   bool SkipInert = true;
   uint32_t ScanFrom = UINT32_MAX, Bad = 0; // Bad: the first byte at or after ScanFrom that is not inert
@@ -779,6 +819,8 @@ WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted, Wa
   R.Nodes.clear();
   R.Calls.assign(1, CallParts{});
   R.Comments.clear();
+  R.Children.clear();
+  R.Blocks.clear();
   R.FirstError = TSNode{};
   R.HasError = false;
   // About one wanted node per 60 bytes of Python (calls, statements, assignments): room for

@@ -8,6 +8,7 @@
 #include "torch/Api.h"
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -56,11 +57,17 @@ public:
   }
   const CallArgs &args() const {
     if (!Read) {
-      readArguments(Parts, Model->text());
+      if (Met)
+        readArguments(Parts, Model->text(), *Met);
+      else
+        readArguments(Parts, Model->text());
       Read = true;
     }
     return Parts;
   }
+  /// The argument list's named children as the walk met them (FileContext::argumentsOf()):
+  /// args() reads them, not the tree.
+  void useArguments(std::optional<std::span<const TSNode>> Children) { Met = Children; }
   /// The argument passed as keyword \p Name, or null. Without reading the arguments when
   /// their text does not hold the name: most calls pass no `device=`.
   TSNode keyword(std::string_view Name) const {
@@ -85,6 +92,7 @@ private:
   std::string_view argumentText() const { return Model->text().until(Parts.ArgList, End); }
 
   mutable CallArgs Parts;
+  std::optional<std::span<const TSNode>> Met;
   mutable bool Read = false;
   mutable bool Classified = false;
   mutable torch::ApiFacts Api;

@@ -232,6 +232,83 @@ TEST(Semantic, WalkPartsAgreeWithTheTreeInAnyOrder) {
   }
 }
 
+// The named children the walk noted of argument lists and blocks are the tree's, asked in any
+// order; a block it met is always answered.
+void expectWalkChildrenAgree(const std::string &Source, bool AllBlocks) {
+  Analyzed A(Source);
+  SourceFile File("t.py", A.Source);
+  FileContext Ctx(File, A.Model, ts_tree_root_node(A.Tree.get()), A.Walk.Nodes, A.Walk.Calls, A.Walk.Children,
+                  A.Walk.Blocks);
+  auto Same = [](std::span<const TSNode> Got, TSNode Parent) {
+    NodeList Want = namedChildren(Parent);
+    if (Got.size() != Want.size())
+      return false;
+    for (size_t I = 0; I < Want.size(); ++I)
+      if (!ts_node_eq(Got[I], Want[I]))
+        return false;
+    return true;
+  };
+  std::vector<TSNode> Blocks{ts_tree_root_node(A.Tree.get())}, Calls;
+  forEachNode(ts_tree_root_node(A.Tree.get()), [&](TSNode N) {
+    if (is(N, "block"))
+      Blocks.push_back(N);
+    if (is(N, "call"))
+      Calls.push_back(N);
+  });
+  std::mt19937 Rng(5);
+  for (int Order = 0; Order < 3; ++Order) {
+    if (Order == 1)
+      std::reverse(Blocks.begin(), Blocks.end());
+    if (Order == 2)
+      std::shuffle(Blocks.begin(), Blocks.end(), Rng);
+    for (TSNode B : Blocks) {
+      auto Got = Ctx.statementsOf(B);
+      EXPECT_TRUE(Got.has_value() || !AllBlocks) << A.Model.text()(B);
+      EXPECT_TRUE(!Got || Same(*Got, B)) << A.Model.text()(B);
+    }
+  }
+  size_t Answered = 0;
+  for (TSNode C : Calls) {
+    const CallParts *P = Ctx.partsOf(C);
+    if (auto Got = P ? Ctx.argumentsOf(*P) : std::nullopt) {
+      ++Answered;
+      EXPECT_TRUE(Same(*Got, P->ArgList)) << A.Model.text()(C);
+    }
+  }
+  EXPECT_GE(Answered, AllBlocks ? 5u : 1u); // (calls with inert arguments are not entered)
+}
+
+TEST(Semantic, WalkChildrenAgreeWithTheTree) {
+  // Nested calls in arguments, comments among arguments and statements, keywords, splats, a
+  // generator argument, one-line bodies, nested blocks and a class.
+  expectWalkChildrenAgree("import torch\n"
+                          "# a comment\n"
+                          "x = f(g(1, h(2), k=m(3)), *a, **kw)\n"
+                          "y = torch.zeros(3,  # rows\n"
+                          "                device=dev(0))\n"
+                          "s = sum(t for t in ts)\n"
+                          "def fn(a, b=q(1)):\n"
+                          "    if a: return g(a)\n"
+                          "    for i in r(3):\n"
+                          "        # inside\n"
+                          "        while c(i):\n"
+                          "            pass\n"
+                          "    else:\n"
+                          "        b.to(x.cuda())\n"
+                          "    return b\n"
+                          "class M(nn.Module):\n"
+                          "    def forward(self, x):\n"
+                          "        with torch.no_grad():\n"
+                          "            return self.l(x, y=z(1))\n",
+                          /*AllBlocks=*/true);
+  // With syntax errors the walk visits everything; what it answers is still the tree's.
+  expectWalkChildrenAgree("x = f(g(1), )\n"
+                          "def k(:\n"
+                          "    y = h(2, k=m(3))\n"
+                          "z = q(1, ,)\n",
+                          /*AllBlocks=*/false);
+}
+
 TEST(Semantic, DeviceNames) {
   for (auto N : {"device", "self.device", "args.dev", "dev", "gpu_id", "cuda_device", "torch_dev", "DEVICE"})
     EXPECT_TRUE(torch::mentionsDeviceWord(N)) << N;
