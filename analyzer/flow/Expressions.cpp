@@ -108,7 +108,7 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     return binary(E, L, R);
   }
   case Expr::Logical:
-    for (TSNode C : namedChildren(E))
+    for (TSNode C : ChildList(File, E))
       eval(C);
     return {};
   case Expr::Conditional:
@@ -123,7 +123,7 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     eval(field(E, "value"));
     return {};
   case Expr::Collection:
-    for (TSNode C : namedChildren(E))
+    for (TSNode C : ChildList(File, E))
       eval(C);
     return {};
   case Expr::Other:

@@ -68,14 +68,7 @@ State widenStates(const State &Old, const State &New) {
 }
 
 void DeviceFlow::Impl::block(TSNode Block) {
-  // The statements as the walk met them, else off the tree.
-  NodeList Read;
-  std::optional<std::span<const TSNode>> Statements = File ? File->statementsOf(Block) : std::nullopt;
-  if (!Statements) {
-    Read = namedChildren(Block);
-    Statements = Read;
-  }
-  for (TSNode S : *Statements) {
+  for (TSNode S : ChildList(File, Block)) {
     if (!F->S.Reachable)
       return;
     statement(S);
@@ -85,7 +78,7 @@ void DeviceFlow::Impl::block(TSNode Block) {
 void DeviceFlow::Impl::statement(TSNode S) {
   std::string_view K = kind(S);
   if (K == "expression_statement") {
-    for (TSNode E : namedChildren(S)) {
+    for (TSNode E : ChildList(File, S)) {
       if (is(E, "assignment"))
         assign(field(E, "left"), field(E, "right"), E);
       else if (is(E, "augmented_assignment")) {
@@ -404,7 +397,7 @@ void DeviceFlow::Impl::assign(TSNode Left, TSNode Right, TSNode Stmt) {
   if (MultiTarget && (is(Right, "expression_list") || is(Right, "tuple")) &&
       ts_node_named_child_count(Left) == ts_node_named_child_count(Right)) {
     std::vector<Value> Vs;
-    for (TSNode R : namedChildren(Right))
+    for (TSNode R : ChildList(File, Right))
       Vs.push_back(eval(R));
     uint32_t I = 0;
     for (TSNode L : namedChildren(Left))

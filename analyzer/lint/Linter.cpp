@@ -90,7 +90,7 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   thread_local WalkResult Spare;
   WalkResult W = walkFile(Root, Model, Wanted, std::move(Spare));
 
-  FileContext Analyses(File, Model, Root, W.Nodes, W.Calls, W.Children, W.Blocks);
+  FileContext Analyses(File, Model, Root, W.Nodes, W.Calls, W.Children, W.Kept);
   RuleContext Ctx(Analyses, S, Out);
   std::vector<char> On(Reg.rules().size());
   for (size_t I = 0; I < On.size(); ++I)

@@ -39,11 +39,11 @@ template <class T> size_t analysisIndex() {
 
 class FileContext {
 public:
-  /// \p Nodes, \p Calls, \p Children, \p Blocks: what the walk met (WalkResult), where it ran.
+  /// \p Nodes, \p Calls, \p Children, \p Kept: what the walk met (WalkResult), where it ran.
   FileContext(const SourceFile &File, const SemanticModel &Model, TSNode Root, std::span<const NodeRef> Nodes = {},
               std::span<const CallParts> Calls = {}, std::span<const TSNode> Children = {},
-              std::span<const BlockChildren> Blocks = {})
-      : File(File), Model(Model), Root(Root), Nodes(Nodes), Calls(Calls), Children(Children), Blocks(Blocks) {}
+              std::span<const KeptChildren> Kept = {})
+      : File(File), Model(Model), Root(Root), Nodes(Nodes), Calls(Calls), Children(Children), Kept(Kept) {}
   FileContext(const FileContext &) = delete;
   FileContext &operator=(const FileContext &) = delete;
 
@@ -67,9 +67,9 @@ public:
       return std::nullopt;
     return Children.subspan(P.ArgsFrom, P.ArgsCount);
   }
-  /// The named children of \p Block, a `block` or the module (statements and comments), as
-  /// the walk met them; nullopt where it did not. Cheapest asked in document order.
-  std::optional<std::span<const TSNode>> statementsOf(TSNode Block) const;
+  /// The named children of \p N (comments too) as the walk met them, where \p N is of the kinds
+  /// it keeps them for (KeptChildren); nullopt elsewhere. Cheapest asked in document order.
+  std::optional<std::span<const TSNode>> childrenOf(TSNode N) const;
 
   /// The analysis \p T of this file, built by `T(const FileContext &)` on first use.
   /// (Rules ask at most nodes: the look-up is a bounds check and a load.)
@@ -103,10 +103,34 @@ private:
   std::span<const NodeRef> Nodes;
   std::span<const CallParts> Calls;
   std::span<const TSNode> Children;
-  std::span<const BlockChildren> Blocks;
+  std::span<const KeptChildren> Kept;
   mutable size_t PartsHint = 0;  // partsOf()'s last answer, in Nodes
-  mutable size_t BlocksHint = 0; // statementsOf()'s, in Blocks
+  mutable size_t KeptHint = 0;  // childrenOf()'s, in Kept
   mutable std::vector<std::shared_ptr<void>> Slots; // by detail::analysisIndex<T>()
+};
+
+/// The named children of a node: as the walk met them where it kept them
+/// (FileContext::childrenOf()), else off the tree. (Not copied: it may point into itself.)
+class ChildList {
+public:
+  ChildList(const FileContext *File, TSNode N) {
+    if (auto Kept = File ? File->childrenOf(N) : std::nullopt) {
+      View = *Kept;
+    } else {
+      Read = namedChildren(N);
+      View = Read;
+    }
+  }
+  ChildList(const ChildList &) = delete;
+  ChildList &operator=(const ChildList &) = delete;
+  const TSNode *begin() const { return View.data(); }
+  const TSNode *end() const { return View.data() + View.size(); }
+  size_t size() const { return View.size(); }
+  TSNode operator[](size_t I) const { return View[I]; }
+
+private:
+  NodeList Read;
+  std::span<const TSNode> View;
 };
 
 } // namespace torchlint

@@ -428,18 +428,18 @@ const CallParts *FileContext::partsOf(TSNode Call) const {
   return nullptr;
 }
 
-std::optional<std::span<const TSNode>> FileContext::statementsOf(TSNode Block) const {
-  if (ts_node_is_null(Block))
+std::optional<std::span<const TSNode>> FileContext::childrenOf(TSNode N) const {
+  if (Kept.empty() || ts_node_is_null(N))
     return std::nullopt;
-  // In the order the walk entered them: by start (no two blocks start together).
-  uint32_t Start = ts_node_start_byte(Block);
-  for (size_t I = lowerBoundFrom(Blocks, Start, BlocksHint, [](const BlockChildren &B) { return B.Start; });
-       I < Blocks.size() && Blocks[I].Start == Start; ++I)
-    if (Blocks[I].Block.id == Block.id) {
-      const BlockChildren &B = Blocks[I];
-      if (B.Count == CallParts::NotMet || size_t(B.From) + B.Count > Children.size())
+  // In the order the walk entered them: by start, an enclosing node first.
+  uint32_t Start = ts_node_start_byte(N);
+  for (size_t I = lowerBoundFrom(Kept, Start, KeptHint, [](const KeptChildren &K) { return K.Start; });
+       I < Kept.size() && Kept[I].Start == Start; ++I)
+    if (Kept[I].Node.id == N.id) {
+      const KeptChildren &K = Kept[I];
+      if (K.Count == CallParts::NotMet || size_t(K.From) + K.Count > Children.size())
         return std::nullopt;
-      return Children.subspan(B.From, B.Count);
+      return Children.subspan(K.From, K.Count);
     }
   return std::nullopt;
 }

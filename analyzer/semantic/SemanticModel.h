@@ -96,11 +96,12 @@ struct CallParts {
   uint32_t ArgsFrom = 0, ArgsCount = NotMet;
 };
 
-/// The named children of a `block` or of the module (statements and comments), as the walk
-/// met them: WalkResult::Children[From...]. A block the walk did not enter fully has none.
-struct BlockChildren {
-  TSNode Block{};
-  uint32_t Start = 0; // the block's start byte
+/// The named children of a node of the kinds the flow reads the children of (the module, a
+/// block, an expression statement, a collection, a boolean or comparison), as the walk met them:
+/// WalkResult::Children[From...]. A node the walk did not enter fully has none.
+struct KeptChildren {
+  TSNode Node{};
+  uint32_t Start = 0; // the node's start byte
   uint32_t From = 0, Count = CallParts::NotMet;
 };
 

@@ -80,9 +80,9 @@ struct Frame {
   uint32_t NamedSeen; // named children visited so far
   uint32_t Named;     // ts_node_named_child_count: once all are seen, only tokens are left
   TSSymbol Sym;       // the node's symbol (its children's NodeRef::ParentSym)
-  bool OwnerIsBlock;  // Owner is a block's
+  bool OwnerIsKept;   // Owner is in WalkResult::Kept
   uint32_t Owner;     // whose named children are noted: the call's index in WalkResult::Calls for
-                      // its argument list; a block's (or the module's) index + 1 in WalkResult::Blocks
+                      // its argument list; else the node's index + 1 in WalkResult::Kept
   uint32_t Mark;      // with Owner: where they start in Pending
 };
 
@@ -184,16 +184,16 @@ private:
     }
   }
 
-  /// The named children of \p Done, an argument list or a block the walk leaves, from Pending
+  /// The named children of \p Done, an argument list or a kept node the walk leaves, from Pending
   /// to the result, where the walk met them all (not where it stepped over the node as inert).
   void noteChildren(const Frame &Done) {
     uint32_t Count = static_cast<uint32_t>(Pending.size()) - Done.Mark;
     if (Count == Done.Named) {
       auto From = static_cast<uint32_t>(R.Children.size());
       R.Children.insert(R.Children.end(), Pending.begin() + Done.Mark, Pending.end());
-      if (Done.OwnerIsBlock) {
-        R.Blocks[Done.Owner - 1].From = From;
-        R.Blocks[Done.Owner - 1].Count = Count;
+      if (Done.OwnerIsKept) {
+        R.Kept[Done.Owner - 1].From = From;
+        R.Kept[Done.Owner - 1].Count = Count;
       } else {
         R.Calls[Done.Owner].ArgsFrom = From;
         R.Calls[Done.Owner].ArgsCount = Count;
@@ -237,11 +237,18 @@ private:
       inherit(F, N, *P, FieldName ? FieldName : "", Named);
     TSSymbol Sym = ts_node_symbol(N);
     F.Sym = Sym;
-    static const TSSymbol BlockSym = symbolFor("block");
-    if (Sym == BlockSym || !P) { // its statements, for the flow
-      R.Blocks.push_back(BlockChildren{N, ts_node_start_byte(N)});
-      F.Owner = static_cast<uint32_t>(R.Blocks.size());
-      F.OwnerIsBlock = true;
+    // The nodes whose children the flow reads (FileContext::childrenOf()).
+    static const KindSet Keep = [] {
+      KindSet K;
+      for (std::string_view Kind : {"block", "expression_statement", "list", "tuple", "expression_list", "dictionary",
+                                    "set", "pair", "boolean_operator", "comparison_operator", "not_operator"})
+        K.add(Kind);
+      return K;
+    }();
+    if (Keep.contains(Sym) || !P) {
+      R.Kept.push_back(KeptChildren{N, ts_node_start_byte(N)});
+      F.Owner = static_cast<uint32_t>(R.Kept.size());
+      F.OwnerIsKept = true;
       F.Mark = static_cast<uint32_t>(Pending.size());
     }
     if (P && P->Call && P->Seen == 1) { // the callee of a call the rules will see: read it now
@@ -806,7 +813,7 @@ private:
   const KindSet &Wanted;
   WalkResult &R;
   std::vector<Frame> Stack;
-  std::vector<TSNode> Pending; // named children of the open argument lists and blocks (Frame::Owner)
+  std::vector<TSNode> Pending; // named children of the open argument lists and kept nodes (Frame::Owner)
   bool AnyError = false;
   bool SkipInert = true;
   uint32_t ScanFrom = UINT32_MAX, Bad = 0; // Bad: the first byte at or after ScanFrom that is not inert
@@ -820,7 +827,7 @@ WalkResult walkFile(TSNode Root, SemanticModel &Model, const KindSet &Wanted, Wa
   R.Calls.assign(1, CallParts{});
   R.Comments.clear();
   R.Children.clear();
-  R.Blocks.clear();
+  R.Kept.clear();
   R.FirstError = TSNode{};
   R.HasError = false;
   // About one wanted node per 60 bytes of Python (calls, statements, assignments): room for

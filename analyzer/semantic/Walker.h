@@ -22,8 +22,8 @@ private:
 struct WalkResult {
   std::vector<NodeRef> Nodes;   // nodes of the wanted kinds, outside ERROR subtrees
   std::vector<CallParts> Calls{CallParts{}}; // by NodeRef::Parts (0: none)
-  std::vector<TSNode> Children;     // the named children met of argument lists and blocks
-  std::vector<BlockChildren> Blocks; // every block and the module, in document order
+  std::vector<TSNode> Children;    // the named children met of argument lists and Kept's nodes
+  std::vector<KeptChildren> Kept; // in document order (an enclosing node first)
   std::vector<TSNode> Comments; // every comment
   TSNode FirstError{};          // first ERROR or MISSING node, if any
   bool HasError = false;

@@ -238,7 +238,7 @@ void expectWalkChildrenAgree(const std::string &Source, bool AllBlocks) {
   Analyzed A(Source);
   SourceFile File("t.py", A.Source);
   FileContext Ctx(File, A.Model, ts_tree_root_node(A.Tree.get()), A.Walk.Nodes, A.Walk.Calls, A.Walk.Children,
-                  A.Walk.Blocks);
+                  A.Walk.Kept);
   auto Same = [](std::span<const TSNode> Got, TSNode Parent) {
     NodeList Want = namedChildren(Parent);
     if (Got.size() != Want.size())
@@ -248,13 +248,19 @@ void expectWalkChildrenAgree(const std::string &Source, bool AllBlocks) {
         return false;
     return true;
   };
-  std::vector<TSNode> Blocks{ts_tree_root_node(A.Tree.get())}, Calls;
+  std::vector<TSNode> Blocks{ts_tree_root_node(A.Tree.get())}, Calls, Others;
   forEachNode(ts_tree_root_node(A.Tree.get()), [&](TSNode N) {
-    if (is(N, "block"))
-      Blocks.push_back(N);
-    if (is(N, "call"))
-      Calls.push_back(N);
+    (is(N, "block") ? Blocks : is(N, "call") ? Calls : Others).push_back(N);
   });
+  // Other kinds the walk keeps (expression statements, collections, boolean operators), and
+  // every kind it does not: answered only with the tree's children.
+  size_t Kept = 0;
+  for (TSNode N : Others)
+    if (auto Got = Ctx.childrenOf(N)) {
+      ++Kept;
+      EXPECT_TRUE(Same(*Got, N)) << A.Model.text()(N);
+    }
+  EXPECT_GE(Kept, AllBlocks ? 8u : 1u);
   std::mt19937 Rng(5);
   for (int Order = 0; Order < 3; ++Order) {
     if (Order == 1)
@@ -262,7 +268,7 @@ void expectWalkChildrenAgree(const std::string &Source, bool AllBlocks) {
     if (Order == 2)
       std::shuffle(Blocks.begin(), Blocks.end(), Rng);
     for (TSNode B : Blocks) {
-      auto Got = Ctx.statementsOf(B);
+      auto Got = Ctx.childrenOf(B);
       EXPECT_TRUE(Got.has_value() || !AllBlocks) << A.Model.text()(B);
       EXPECT_TRUE(!Got || Same(*Got, B)) << A.Model.text()(B);
     }
@@ -280,9 +286,11 @@ void expectWalkChildrenAgree(const std::string &Source, bool AllBlocks) {
 
 TEST(Semantic, WalkChildrenAgreeWithTheTree) {
   // Nested calls in arguments, comments among arguments and statements, keywords, splats, a
-  // generator argument, one-line bodies, nested blocks and a class.
+  // generator argument, one-line bodies, nested blocks, a class, collections.
   expectWalkChildrenAgree("import torch\n"
                           "# a comment\n"
+                          "a, b = [f(1), (g(2), 3)], {k(1): v(2), **d}\n"
+                          "c = p(1) and not q(2) or r(3) < s(4)\n"
                           "x = f(g(1, h(2), k=m(3)), *a, **kw)\n"
                           "y = torch.zeros(3,  # rows\n"
                           "                device=dev(0))\n"
