@@ -1,6 +1,8 @@
 // Parser and node helpers for the tree-sitter Python grammar.
 #include "parse/Tree.h"
 
+#include "source/Strings.h"
+
 #include <array>
 #include <cassert>
 #include <cstdlib>
@@ -359,6 +361,19 @@ void readArguments(CallArgs &A, const NodeText &Text, std::span<const TSNode> Ch
       A.Positional.push_back(C);
     }
   }
+}
+
+bool mayPassKeyword(std::string_view T, std::string_view Name) {
+  for (size_t At = findBytes(T, Name); At != std::string_view::npos; At = findBytes(T, Name, At + 1)) {
+    if (At > 0 && (nameByte(T[At - 1]) || T[At - 1] == '.')) // part of a longer name, an attribute
+      continue;
+    size_t I = At + Name.size();
+    while (I < T.size() && (T[I] == ' ' || T[I] == '\t' || T[I] == '\n' || T[I] == '\r' || T[I] == '\f'))
+      ++I;
+    if (I < T.size() && ((T[I] == '=' && (I + 1 == T.size() || T[I + 1] != '=')) || T[I] == '#' || T[I] == '\\'))
+      return true;
+  }
+  return false;
 }
 
 std::optional<CallArgs> callArgs(TSNode Call, const NodeText &Text) {

@@ -170,6 +170,9 @@ std::optional<CallArgs> callParts(TSNode Call);
 void readArguments(CallArgs &A, const NodeText &Text);
 /// The same, given the argument list's named children (FileContext::argumentsOf()).
 void readArguments(CallArgs &A, const NodeText &Text, std::span<const TSNode> Children);
+/// Whether the text of an argument list may pass keyword \p Name: somewhere it is written as a
+/// whole name followed by `=` (or by a comment or a line continuation). False means it does not.
+bool mayPassKeyword(std::string_view ArgumentText, std::string_view Name);
 
 /// For `a.b.c(...)` style callees: the attribute name (c) and the object (a.b).
 struct AttributeParts {

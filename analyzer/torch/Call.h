@@ -69,9 +69,9 @@ public:
   /// args() reads them, not the tree.
   void useArguments(std::optional<std::span<const TSNode>> Children) { Met = Children; }
   /// The argument passed as keyword \p Name, or null. Without reading the arguments when
-  /// their text does not hold the name: most calls pass no `device=`.
+  /// their text does not pass it: most calls pass no `device=` (some name a `device` variable).
   TSNode keyword(std::string_view Name) const {
-    if (!Read && argumentText().find(Name) == std::string_view::npos)
+    if (!Read && !mayPassKeyword(argumentText(), Name))
       return TSNode{};
     return args().keyword(Name);
   }

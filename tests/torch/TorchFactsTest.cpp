@@ -204,6 +204,34 @@ TEST(TorchRead, KeywordNamesHoweverSpelt) {
   EXPECT_EQ(A.KeywordNodes.size(), 6u);
 }
 
+TEST(TorchRead, KeywordsPassedAreSeenInTheText) {
+  for (std::string_view T : {"(device=x)", "(a, device = x)", "(device\n  =x)", "(f(device), device=x)",
+                             "(device  # c\n = x)", "(device\\\n=x)", "(g(device=1))"})
+    EXPECT_TRUE(mayPassKeyword(T, "device")) << T;
+  for (std::string_view T : {"(device)", "(x.device)", "(my_device=1)", "(device_ids=[0])", "(device == x)",
+                             "(f(device), d)", "(devices=1)", "(a, device", "()"})
+    EXPECT_FALSE(mayPassKeyword(T, "device")) << T;
+  // Every keyword the tree reads, however written, is one the text may pass.
+  std::string Code = "f(a=1, b = 2, na\xc3\xafve=3, c\t=4, d=\\\n  5, _e9=g(h=6), *r, **k)\n"
+                     "torch.zeros(3, device  # where\n  = dev, dtype=t)\n"
+                     "m(x.device, y == z, w=(v == 1))\n";
+  Source S(Code);
+  size_t Keywords = 0;
+  forEachNode(ts_tree_root_node(S.Tree.get()), [&](TSNode N) {
+    auto A = is(N, "call") ? callArgs(N, S.Model.text()) : std::nullopt;
+    if (!A)
+      return;
+    std::string_view ArgText = S.Model.text()(A->ArgList);
+    for (auto &[Name, Value] : A->Keywords) {
+      ++Keywords;
+      EXPECT_TRUE(mayPassKeyword(ArgText, Name)) << Name;
+    }
+    for (std::string_view Absent : {"device", "x", "y", "z"})
+      EXPECT_EQ(mayPassKeyword(ArgText, Absent), !ts_node_is_null(A->keyword(Absent))) << Absent << " in " << ArgText;
+  });
+  EXPECT_EQ(Keywords, 10u);
+}
+
 TEST(TorchRead, ModuleConstructorsAndMapLocations) {
   Source S("import torch\nfrom torchvision import models\n"
            "class Net(torch.nn.Module):\n    pass\n"
