@@ -11,6 +11,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TORCHLINT_AVX2_SCAN 1
+#endif
 
 namespace torchlint::flow {
 
@@ -21,6 +25,36 @@ namespace {
 bool factoryWord(std::string_view Name) {
   return Name != "range" && torch::classifyTorch(Name).Kind == torch::Api::Factory;
 }
+
+/// The byte pairs a trigger can start with (findTriggers()).
+constexpr std::string_view PairList[] = {".t", ".c", ".f", ".d", ".h", ".b", ".l", ".i",
+                                         ".n", "de", "Da", "nu", "np", "no", "fl", "mp"};
+
+#ifdef TORCHLINT_AVX2_SCAN
+/// findTriggers()'s scan, thirty-two positions a step, where the processor has AVX2 (the same
+/// compares as the SSE2 loop, twice as wide): \p Check is called on every position from \p I
+/// whose two bytes are a pair of PairList. Returns where it stopped (fewer than 32 left).
+template <class F>
+[[gnu::target("avx2")]] size_t scanPairsAvx2(const unsigned char *Bytes, size_t I, size_t To, size_t N, F &Check) {
+  for (; I + 32 <= To && I + 33 <= N; I += 32) {
+    __m256i First = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(Bytes + I));
+    __m256i Second = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(Bytes + I + 1));
+    __m256i Any = _mm256_setzero_si256();
+#pragma GCC unroll 16
+    for (std::string_view P : PairList)
+      Any = _mm256_or_si256(Any, _mm256_and_si256(_mm256_cmpeq_epi8(First, _mm256_set1_epi8(P[0])),
+                                                  _mm256_cmpeq_epi8(Second, _mm256_set1_epi8(P[1]))));
+    for (auto Mask = static_cast<uint32_t>(_mm256_movemask_epi8(Any)); Mask; Mask &= Mask - 1)
+      Check(I + static_cast<unsigned>(__builtin_ctz(Mask)));
+  }
+  return I;
+}
+
+bool hasAvx2() {
+  static const bool Has = __builtin_cpu_supports("avx2");
+  return Has;
+}
+#endif
 
 } // namespace
 
@@ -195,11 +229,9 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
 // and optimizer state loads (StateLoads: only beside `parameters(`).
 void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   auto At = [&](size_t I, std::string_view W) { return Src.compare(I, W.size(), W) == 0; };
-  // The byte pairs a trigger can start with: SSE2 compares rule out sixteen positions at a
-  // time, and a 64K-bit set each position of the tail (a set of first bytes alone let through
-  // one byte in eight, each a mispredicted branch).
-  static constexpr std::string_view PairList[] = {".t", ".c", ".f", ".d", ".h", ".b", ".l", ".i",
-                                                  ".n", "de", "Da", "nu", "np", "no", "fl", "mp"};
+  // The byte pairs a trigger can start with (PairList): AVX2 or SSE2 compares rule out
+  // thirty-two or sixteen positions at a time, and a 64K-bit set each position of the tail (a
+  // set of first bytes alone let through one byte in eight, each a mispredicted branch).
   static const std::array<uint64_t, 1024> Pairs = [] {
     std::array<uint64_t, 1024> T{};
     for (std::string_view P : PairList) {
@@ -272,6 +304,10 @@ void DeviceFlow::Impl::findTriggers(std::string_view Src) {
   };
   auto Scan = [&](size_t From, size_t To) {
     size_t I = From, N = Src.size();
+#ifdef TORCHLINT_AVX2_SCAN
+    if (hasAvx2())
+      I = scanPairsAvx2(Bytes, I, To, N, Check);
+#endif
 #if defined(__SSE2__)
     // Sixteen positions at a time: each pair's two compares, against the bytes at I and I+1.
     for (; I + 16 <= To && I + 17 <= N; I += 16) {

@@ -265,6 +265,21 @@ TEST(DeviceFlowScope, LeadingBlankLinesDoNotShiftTriggers) {
   EXPECT_EQ(A.at("x").Dev.Kind, DeviceKind::Cpu);
 }
 
+TEST(DeviceFlowScope, TriggersAreFoundAtEveryOffset) {
+  // The prefilter scans thirty-two or sixteen positions at a time, then byte by byte: a trigger
+  // (`.to(`, `device`, `np.`) at any offset from those steps is found, and the function read.
+  for (std::string_view Trigger : {"y.to(d)", "device", "np.e", "a.cpu()"})
+    for (size_t Pad = 0; Pad < 70; ++Pad) {
+      std::string Code = "import torch\nimport numpy as np\ndef f(d, y, a):\n    t = (" + std::string(Pad, ' ') +
+                         std::string(Trigger) + ")\n    x = torch.zeros(3)\n    return x\n";
+      Analysed A(Code + (Pad % 2 ? "z = 1\n" : std::string(Pad, '\n')));
+      EXPECT_EQ(A.at("x").Dev.Kind, DeviceKind::Cpu) << Trigger << " after " << Pad;
+    }
+  // Without one, the function is not read: x's device stays unknown.
+  Analysed None("import torch\ndef f(d, y, a):\n    t = (y.too(d))\n    x = torch.zeros(3)\n    return x\n");
+  EXPECT_EQ(None.at("x").Dev.Kind, DeviceKind::Unknown);
+}
+
 /// The `load_state_dict` call on line \p Line of \p A's source.
 const OptimizerLoad *loadOn(const Analysed &A, uint32_t Line) {
   const OptimizerLoad *Found = nullptr;
