@@ -50,10 +50,6 @@ template <class F>
   return I;
 }
 
-bool hasAvx2() {
-  static const bool Has = __builtin_cpu_supports("avx2");
-  return Has;
-}
 #endif
 
 } // namespace

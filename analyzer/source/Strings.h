@@ -80,10 +80,14 @@ private:
   size_t Count = 0;
 };
 /// The offset of \p Needle in \p Hay at or after \p From, or npos. The flow and the
-/// semantic model search whole files and functions with it: sixteen positions at a time where
-/// SSE2 is there (those whose first and last bytes match are compared), then glibc's memmem
-/// for the tail (string_view::find stops at every occurrence of the first byte).
+/// semantic model search whole files and functions with it: thirty-two positions at a time
+/// (with AVX2 where the processor has it, else SSE2), then sixteen, then byte by byte; only
+/// positions whose first and last bytes match are compared (string_view::find stops at every
+/// occurrence of the first byte).
 size_t findBytes(std::string_view Hay, std::string_view Needle, size_t From = 0);
+/// Whether the processor runs AVX2 code (the byte scans take thirty-two positions a step there);
+/// false off x86-64.
+bool hasAvx2();
 /// Whether \p Hay holds \p Needle (findBytes).
 inline bool containsBytes(std::string_view Hay, std::string_view Needle) {
   return findBytes(Hay, Needle) != std::string_view::npos;
