@@ -1,6 +1,7 @@
 // The byte search of Strings.h.
 #include "source/Strings.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #if defined(__SSE2__)
@@ -13,14 +14,18 @@
 
 namespace torchlint {
 
-bool hasAvx2() {
+namespace {
 #ifdef TORCHLINT_AVX2_SCAN
-  static const bool Has = __builtin_cpu_supports("avx2");
-  return Has;
+bool processorHasAvx2() { return __builtin_cpu_supports("avx2"); }
 #else
-  return false;
+bool processorHasAvx2() { return false; }
 #endif
-}
+std::atomic<bool> Avx2{processorHasAvx2()};
+} // namespace
+
+bool hasAvx2() { return Avx2.load(std::memory_order_relaxed); }
+
+void useAvx2(bool On) { Avx2.store(On && processorHasAvx2(), std::memory_order_relaxed); }
 
 #ifdef TORCHLINT_AVX2_SCAN
 namespace {

@@ -85,9 +85,11 @@ private:
 /// positions whose first and last bytes match are compared (string_view::find stops at every
 /// occurrence of the first byte).
 size_t findBytes(std::string_view Hay, std::string_view Needle, size_t From = 0);
-/// Whether the processor runs AVX2 code (the byte scans take thirty-two positions a step there);
-/// false off x86-64.
+/// Whether the byte scans use AVX2 (thirty-two positions a step): where the processor has it,
+/// unless useAvx2(false) turned it off; false off x86-64.
 bool hasAvx2();
+/// For tests: \p On false makes the scans take their SSE2 paths, true where the processor can.
+void useAvx2(bool On);
 /// Whether \p Hay holds \p Needle (findBytes).
 inline bool containsBytes(std::string_view Hay, std::string_view Needle) {
   return findBytes(Hay, Needle) != std::string_view::npos;

@@ -1,6 +1,7 @@
 // Unit tests of the device-flow lattice (joins, which devices certainly differ) and of its
 // transfer functions, asked about nodes of small sources.
 #include "flow/DeviceFlow.h"
+#include "source/Strings.h"
 #include "semantic/Walker.h"
 #include "torch/Api.h"
 
@@ -266,15 +267,20 @@ TEST(DeviceFlowScope, LeadingBlankLinesDoNotShiftTriggers) {
 }
 
 TEST(DeviceFlowScope, TriggersAreFoundAtEveryOffset) {
-  // The prefilter scans thirty-two or sixteen positions at a time, then byte by byte: a trigger
-  // (`.to(`, `device`, `np.`) at any offset from those steps is found, and the function read.
-  for (std::string_view Trigger : {"y.to(d)", "device", "np.e", "a.cpu()"})
-    for (size_t Pad = 0; Pad < 70; ++Pad) {
-      std::string Code = "import torch\nimport numpy as np\ndef f(d, y, a):\n    t = (" + std::string(Pad, ' ') +
-                         std::string(Trigger) + ")\n    x = torch.zeros(3)\n    return x\n";
-      Analysed A(Code + (Pad % 2 ? "z = 1\n" : std::string(Pad, '\n')));
-      EXPECT_EQ(A.at("x").Dev.Kind, DeviceKind::Cpu) << Trigger << " after " << Pad;
-    }
+  // The prefilter scans thirty-two (AVX2) or sixteen (SSE2) positions at a time, then byte by
+  // byte: a trigger (`.to(`, `device`, `np.`) at any offset from those steps is found, and the
+  // function read, with AVX2 and without.
+  for (bool Avx2 : {true, false}) {
+    useAvx2(Avx2);
+    for (std::string_view Trigger : {"y.to(d)", "device", "np.e", "a.cpu()"})
+      for (size_t Pad = 0; Pad < 70; ++Pad) {
+        std::string Code = "import torch\nimport numpy as np\ndef f(d, y, a):\n    t = (" + std::string(Pad, ' ') +
+                           std::string(Trigger) + ")\n    x = torch.zeros(3)\n    return x\n";
+        Analysed A(Code + (Pad % 2 ? "z = 1\n" : std::string(Pad, '\n')));
+        EXPECT_EQ(A.at("x").Dev.Kind, DeviceKind::Cpu) << Trigger << " after " << Pad << (Avx2 ? "" : " without AVX2");
+      }
+  }
+  useAvx2(true);
   // Without one, the function is not read: x's device stays unknown.
   Analysed None("import torch\ndef f(d, y, a):\n    t = (y.too(d))\n    x = torch.zeros(3)\n    return x\n");
   EXPECT_EQ(None.at("x").Dev.Kind, DeviceKind::Unknown);

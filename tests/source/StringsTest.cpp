@@ -33,13 +33,18 @@ TEST(FindBytes, AgreesWithStringFindOnRandomTexts) {
       C = "ab.\xc3"[Rng() % 4];
     return S;
   };
-  for (int I = 0; I < 20000; ++I) {
-    // Up to 200 bytes: the steps of thirty-two and of sixteen, and the tail after them.
-    std::string Hay = Random(Rng() % 200), Needle = Random(Rng() % 6);
-    size_t From = Rng() % (Hay.size() + 2);
-    ASSERT_EQ(findBytes(Hay, Needle, From), std::string_view(Hay).find(Needle, From))
-        << "`" << Needle << "` in `" << Hay << "` from " << From;
+  // With AVX2 where the processor has it, and with SSE2 alone.
+  for (bool Avx2 : {true, false}) {
+    useAvx2(Avx2);
+    for (int I = 0; I < 20000; ++I) {
+      // Up to 200 bytes: the steps of thirty-two and of sixteen, and the tail after them.
+      std::string Hay = Random(Rng() % 200), Needle = Random(Rng() % 6);
+      size_t From = Rng() % (Hay.size() + 2);
+      ASSERT_EQ(findBytes(Hay, Needle, From), std::string_view(Hay).find(Needle, From))
+          << "`" << Needle << "` in `" << Hay << "` from " << From << (Avx2 ? "" : " without AVX2");
+    }
   }
+  useAvx2(true);
 }
 
 TEST(WordSet, AgreesWithOneSearchPerWord) {
