@@ -11,9 +11,8 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef TORCHLINT_AVX2_SCAN
 #include <immintrin.h>
-#define TORCHLINT_AVX2_SCAN 1
 #endif
 
 namespace torchlint::flow {

@@ -86,6 +86,27 @@ struct Frame {
   uint32_t Mark;      // with Owner: where they start in Pending
 };
 
+/// The nodes whose children the flow reads (FileContext::childrenOf()): the walk notes them.
+const KindSet &keptKinds() {
+  static const KindSet Kinds = [] {
+    KindSet K;
+    for (std::string_view Kind : {"block", "expression_statement", "list", "tuple", "expression_list", "dictionary",
+                                  "set", "pair", "boolean_operator", "comparison_operator", "not_operator"})
+      K.add(Kind);
+    return K;
+  }();
+  return Kinds;
+}
+
+const KindSet &commentKinds() {
+  static const KindSet Kinds = [] {
+    KindSet K;
+    K.add("comment");
+    return K;
+  }();
+  return Kinds;
+}
+
 } // namespace
 
 bool mentionsAccelerator(std::string_view Text) {
@@ -237,14 +258,6 @@ private:
       inherit(F, N, *P, FieldName ? FieldName : "", Named);
     TSSymbol Sym = ts_node_symbol(N);
     F.Sym = Sym;
-    // The nodes whose children the flow reads (FileContext::childrenOf()).
-    static const KindSet Keep = [] {
-      KindSet K;
-      for (std::string_view Kind : {"block", "expression_statement", "list", "tuple", "expression_list", "dictionary",
-                                    "set", "pair", "boolean_operator", "comparison_operator", "not_operator"})
-        K.add(Kind);
-      return K;
-    }();
     if (Keep.contains(Sym) || !P) {
       R.Kept.push_back(KeptChildren{N, ts_node_start_byte(N)});
       F.Owner = static_cast<uint32_t>(R.Kept.size());
@@ -799,18 +812,13 @@ private:
 
   /// A named leaf that enter() would only count: no comment, no wanted kind.
   bool quietLeaf(TSSymbol Sym) const { return !comment(Sym) && !Wanted.contains(Sym); }
-  static bool comment(TSSymbol Sym) {
-    static const KindSet Comments = [] {
-      KindSet K;
-      K.add("comment");
-      return K;
-    }();
-    return Comments.contains(Sym);
-  }
+  bool comment(TSSymbol Sym) const { return Comments.contains(Sym); }
 
   SemanticModel &M;
   const NodeText &Text;
   const KindSet &Wanted;
+  const KindSet &Keep = keptKinds();
+  const KindSet &Comments = commentKinds();
   WalkResult &R;
   std::vector<Frame> Stack;
   std::vector<TSNode> Pending; // named children of the open argument lists and kept nodes (Frame::Owner)

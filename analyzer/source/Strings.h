@@ -10,6 +10,12 @@
 #include <string>
 #include <string_view>
 
+// Where the byte scans may have an AVX2 path (`[[gnu::target("avx2")]]`, chosen at run time by
+// hasAvx2()): GCC or Clang on x86-64. Their files include <immintrin.h> under it.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TORCHLINT_AVX2_SCAN 1
+#endif
+
 namespace torchlint {
 
 inline bool startsWith(std::string_view S, std::string_view P) { return S.substr(0, P.size()) == P; }
