@@ -327,10 +327,7 @@ Value DeviceFlow::Impl::call(TSNode C) {
     A.emplace();
     A->Callee = Parts->Callee;
     A->ArgList = Parts->ArgList;
-    if (auto Children = File->argumentsOf(*Parts))
-      readArguments(*A, Text, *Children);
-    else
-      readArguments(*A, Text);
+    readArguments(*A, Text, File->argumentsOf(*Parts));
   } else {
     A = callArgs(C, Text);
   }

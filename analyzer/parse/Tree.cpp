@@ -334,7 +334,7 @@ std::string_view plainKeywordName(std::string_view T) {
 
 void readArguments(CallArgs &A, const NodeText &Text) {
   NodeList Children = namedChildren(A.ArgList); // inline storage: the usual few allocate nothing
-  readArguments(A, Text, Children);
+  readArguments(A, Text, std::span<const TSNode>(Children));
 }
 
 void readArguments(CallArgs &A, const NodeText &Text, std::span<const TSNode> Children) {

@@ -170,6 +170,13 @@ std::optional<CallArgs> callParts(TSNode Call);
 void readArguments(CallArgs &A, const NodeText &Text);
 /// The same, given the argument list's named children (FileContext::argumentsOf()).
 void readArguments(CallArgs &A, const NodeText &Text, std::span<const TSNode> Children);
+/// The same, from the children the walk met where it met them all (\p Met), else from the tree.
+inline void readArguments(CallArgs &A, const NodeText &Text, std::optional<std::span<const TSNode>> Met) {
+  if (Met)
+    readArguments(A, Text, *Met);
+  else
+    readArguments(A, Text);
+}
 /// Whether the text of an argument list may pass keyword \p Name: somewhere it is written as a
 /// whole name followed by `=` (or by a comment or a line continuation). False means it does not.
 bool mayPassKeyword(std::string_view ArgumentText, std::string_view Name);

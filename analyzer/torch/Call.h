@@ -57,10 +57,7 @@ public:
   }
   const CallArgs &args() const {
     if (!Read) {
-      if (Met)
-        readArguments(Parts, Model->text(), *Met);
-      else
-        readArguments(Parts, Model->text());
+      readArguments(Parts, Model->text(), Met);
       Read = true;
     }
     return Parts;
