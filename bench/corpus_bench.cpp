@@ -623,6 +623,8 @@ int main(int argc, char **argv) {
     OS << llvm::format("  %-14s %3u thread(s): %+7.1f%% (medians)  %+7.1f%% (bests)\n", R.Name.c_str(), R.Threads,
                        R.Median, R.Best);
   printPaired(OS, "  paired           1 thread(s): ", Paired, Runs, C);
+  OS << "  (a phase is timed whole, seconds away from the parse it is compared with: where the machine's\n"
+        "  speed drifts, read the paired line, which times each file's parse and lint back to back)\n";
   OS << "\nspeed-up on " << Threads
      << " threads: parse " << llvm::format("%.2fx", Ms[3].Median > 0 ? Ms[0].Median / Ms[3].Median : 0.0)
      << ", lint " << llvm::format("%.2fx", Ms[4].Median > 0 ? Ms[1].Median / Ms[4].Median : 0.0) << "\n";
