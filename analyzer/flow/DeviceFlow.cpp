@@ -161,13 +161,15 @@ void DeviceFlow::Impl::analyseScope(int32_t Id) {
   Analysed[Id] = 1; // under way; 2: done
   const Scope &S = M.scope(Id);
   Frame Fr;
+  Fr.Scope = Id;
+  Fr.Caller = F;
   Frame *Saved = F;
   F = &Fr;
   if (S.Kind == ScopeKind::Module) {
     block(Root);
     for (auto &[K, V] : Fr.S.V)
-      if ((V.Kind == ValueKind::Device || V.Kind == ValueKind::DataLoader) && K.find('.') == std::string_view::npos)
-        Globals.emplace(K, V);
+      if (sharedWithNested(K, V))
+        Globals.emplace(K, sharedValue(V));
     ModuleVars = std::move(Fr.S.V); // what a summary exports (the frame ends here)
   } else {
     analyseFunction(Id, S, Fr);
@@ -176,12 +178,58 @@ void DeviceFlow::Impl::analyseScope(int32_t Id) {
   Analysed[Id] = 2;
 }
 
+/// Whether the functions a scope defines read \p K's value \p V from it: the devices and
+/// DataLoaders it chose, its modules and tensors (a module-level constant is a value like any
+/// other in the functions that read it), by plain name.
+bool DeviceFlow::Impl::sharedWithNested(std::string_view K, const Value &V) {
+  return (V.Kind == ValueKind::Device || V.Kind == ValueKind::DataLoader || V.Kind == ValueKind::Module ||
+          V.Kind == ValueKind::Tensor) &&
+         K.find_first_of(".[") == std::string_view::npos;
+}
+
+/// \p V as a function nested in its scope reads it: a factory there is not one of the nested
+/// function's own (TL104 speaks of factories in the function it reports in).
+Value DeviceFlow::Impl::sharedValue(Value V) {
+  V.Flags &= ~FlagDefaultFactory;
+  V.Factory = NodeMark{};
+  return V;
+}
+
+/// The value a free name \p Name of the function being analysed has in an enclosing function:
+/// that function's frame where it is being analysed (the nested one was called from it), else
+/// what it left at its end. Null where no enclosing function binds it.
+const Value *DeviceFlow::Impl::enclosingValue(std::string_view Name) {
+  for (int32_t S = M.scope(F->Scope).Parent; S > 0; S = M.scope(S).Parent) {
+    if (M.scope(S).Kind != ScopeKind::Function)
+      continue;
+    for (const Frame *Fr = F->Caller; Fr; Fr = Fr->Caller)
+      if (Fr->Scope == S) {
+        auto It = Fr->S.V.find(Name);
+        if (It != Fr->S.V.end()) {
+          if (!sharedWithNested(Name, It->second))
+            return nullptr;
+          Scratch = sharedValue(It->second);
+          return &Scratch;
+        }
+        if (Fr->Bound.count(Name))
+          return nullptr;
+      }
+    if (auto C = Closures.find(S); C != Closures.end()) {
+      auto It = C->second.find(Name);
+      if (It != C->second.end())
+        return &It->second;
+    }
+  }
+  return nullptr;
+}
+
 void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
   Fr.IsFunction = true;
   const ClassInfo *C = M.methodClass(Id);
   if (C && C->IsModule) {
     Fr.Class = static_cast<int32_t>(C - M.classes().data());
     Fr.InInit = S.Name == "__init__";
+    Fr.S.SelfBindings = Fr.InInit;
     if (!Fr.InInit) {
       analyseClassInit(Fr.Class);
       F = &Fr;
@@ -194,6 +242,11 @@ void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
   TSNode Body = field(S.Node, "body");
   if (!ts_node_is_null(Body))
     block(Body);
+  // What nested definitions see of this function's names (lookup()).
+  Vars &Closure = Closures[Id];
+  for (auto &[K, V] : Fr.S.V)
+    if (sharedWithNested(K, V))
+      Closure.emplace(K, sharedValue(V));
   auto &Sum = Summaries[Id];
   Sum.Done = true;
   Sum.AnyReturn = Fr.AnyReturn;
@@ -255,8 +308,13 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
     bool Self = IsFirst && Helper && !ts_node_is_null(P.Name) && Text(P.Name) == "self";
     size_t At = Self ? 0 : Position++;
     TSNode Name = P.Name;
-    if (ts_node_is_null(Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
+    if (ts_node_is_null(Name))
       continue;
+    if (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default) {
+      F->Bound.insert(Text(Name));
+      F->S.V.try_emplace(Text(Name)); // `*args`, `**kwargs`: bound, to nothing the flow knows
+      continue;
+    }
     std::string_view N = Text(Name);
     Value V;
     if (IsFirst && N == "self" && F->Class >= 0) {
@@ -283,6 +341,8 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
         V.Kind = ValueKind::DataLoader;
       else if (Q == "torch.nn.Module" || Q == "torch.nn.modules.module.Module")
         V.Kind = ValueKind::Module; // on a device the caller chose: unknown until moved here
+      else if (!Annotated && !Forward && torch::namesLoader(N))
+        V.Kind = ValueKind::DataLoader; // `def train(model, train_loader)`: its batches are on the CPU
       // An input of forward is a tensor unless its annotation says otherwise (`n: int`). A
       // helper's parameter is what its callers pass: not an input where each passes a tensor
       // it has just built on the host (`self._pad(torch.LongTensor(ids))`).
@@ -298,8 +358,7 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
       }
     }
     F->Bound.insert(N);
-    if (V.Kind != ValueKind::Unknown || V.Flags)
-      F->S.V[N] = V;
+    F->S.V[N] = V; // unknown too: a name the state lacks was never bound (joinInto())
   }
 }
 

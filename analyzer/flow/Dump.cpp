@@ -30,6 +30,8 @@ std::string_view kindName(ValueKind K) {
     return "ndarray";
   case ValueKind::Checkpoint:
     return "checkpoint";
+  case ValueKind::Settings:
+    return "settings";
   }
   return "?";
 }

@@ -238,6 +238,15 @@ Value DeviceFlow::Impl::whereIndex(TSNode Call) {
   return V;
 }
 
+/// Whether \p Known decides the device of an arithmetic result with \p Other, a value of
+/// unknown kind: a tensor on a known accelerator or configured device, or a CPU tensor that is
+/// not 0-dim (a 0-dim CPU tensor would follow a GPU operand).
+static bool keepsDevice(const Value &Known, const Value &Other) {
+  if (!Known.isTensor() || !Known.Dev.known() || Other.Kind != ValueKind::Unknown || Other.Dev.known())
+    return false;
+  return Known.Dev.Kind != DeviceKind::Cpu || Known.R == Rank::NonZero;
+}
+
 Value DeviceFlow::Impl::binary(TSNode /*At*/, const Value &L, const Value &R) {
   auto Tensorish = [](const Value &V) { return V.isTensor() || V.has(FlagInput); };
   if (!Tensorish(L) && !Tensorish(R))
@@ -266,6 +275,13 @@ Value DeviceFlow::Impl::binary(TSNode /*At*/, const Value &L, const Value &R) {
     Out.Dev = L.Dev;
     Out.DevHow = Origin::Derived;
     Out.DevAt = L.DevAt;
+  } else if (const Value *Known = keepsDevice(L, R) ? &L : keepsDevice(R, L) ? &R : nullptr) {
+    // A tensor combined with a value of unknown kind: the result is where the tensor is, or
+    // the op raises (a Python number or a 0-dim CPU tensor follows it; any other tensor must
+    // be on its device).
+    Out.Dev = Known->Dev;
+    Out.DevHow = Origin::Derived;
+    Out.DevAt = Known->DevAt;
   }
   if (L.Type == R.Type)
     Out.Type = L.Type;
@@ -300,7 +316,9 @@ std::optional<Device> DeviceFlow::Impl::deviceArg(TSNode D) {
     // `cfg.train.device`, `self.device` of a trainer are.
     if (Key != Last) {
       std::string_view Root = Key.substr(0, Key.find('.'));
-      if (!torch::isSettingsRoot(Root))
+      auto Known = F->S.V.find(Root);
+      bool Settings = Known != F->S.V.end() && Known->second.Kind == ValueKind::Settings;
+      if (!Settings && !torch::isSettingsRoot(Root))
         return std::nullopt;
     }
     if (torch::namesDevice(Last))
@@ -392,10 +410,11 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
     return nextParameter(Pos);
   if (CalleeV.Kind != ValueKind::Unknown || F->S.V.count(Name))
     return {};
-  if (const ClassInfo *Cls = M.localClass(Name))
+  if (const ClassInfo *Cls = M.classFrom(Name, F->Scope))
     return Cls->IsModule ? localClassCall(C, A, *Cls) : Cls->IsOptimizer ? make(ValueKind::Optimizer) : Value();
-  auto Top = TopFunctions.find(Name);
-  bool Local = Top != TopFunctions.end() && M.importOf(Name).empty();
+  // A function of this file, top-level or nested beside the call.
+  int32_t Def = M.definitionFrom(Name, F->Scope, ScopeKind::Function);
+  bool Local = Def >= 0 && M.importOf(Name).empty();
   static constexpr std::string_view Inert[] = {"print", "isinstance", "type", "str",   "repr",      "id",   "hasattr",
                                                "range", "zip",        "list", "tuple", "enumerate", "next", "iter"};
   // A function or class of a module the file star-imports: as if imported by name.
@@ -403,9 +422,9 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
     if (std::string Q = starDefinition(Name); !Q.empty())
       return *projectCallee(C, A, Q);
   if (std::find(std::begin(Inert), std::end(Inert), Name) == std::end(Inert))
-    escape(A, Local && !A.HasSplat ? Top->second : -1);
+    escape(A, Local && !A.HasSplat ? Def : -1);
   // Only what the helper builds itself is known; parameter-dependent values are not.
-  return Local ? localCall(Top->second) : Value();
+  return Local ? localCall(Def) : Value();
 }
 
 // `next(model.parameters())`: a tensor on the module's device (`.device` of it is the idiom).

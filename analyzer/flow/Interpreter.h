@@ -39,6 +39,9 @@ struct State {
   Vars V;
   Optimizers O;
   bool Reachable = true;
+  // In `__init__` of a module class, `self.x` is bound there or nowhere: like a plain name, a
+  // path the other side of a join lacks was not bound on that side (joinInto()).
+  bool SelfBindings = false;
 };
 State joinStates(const State &A, const State &B);
 /// \p A becomes the join of \p A and \p B, without building a third state.
@@ -46,6 +49,8 @@ void joinInto(State &A, const State &B);
 bool sameState(const State &A, const State &B);
 /// A loop head that would not settle: what \p Old and \p New agree on, the rest unknown.
 State widenStates(const State &Old, const State &New);
+/// Nothing known of any value, every name still bound (a loop too deep to follow, `match`).
+void forgetValues(State &S);
 
 /// The flow's dtype lattice for a PyTorch dtype: the precise dtype where it matters (float64
 /// against float32), one element for every integer type, nothing for complex types.
@@ -128,6 +133,8 @@ private:
     int32_t Class = -1;           // the nn.Module class whose method this is
     bool InInit = false;
     bool IsFunction = false;
+    int32_t Scope = 0;       // the scope analysed
+    Frame *Caller = nullptr; // the frame whose analysis asked for this one
     std::unordered_set<std::string_view> Bound; // names bound here: globals do not show through
     std::unordered_set<std::string_view> Parents; // paths some stored key extends (`x` of `x.y`)
   };
@@ -137,6 +144,13 @@ private:
   const NodeText &Text;
   const FileContext *File;
   Vars Globals;
+  // What a function's nested functions and classes read of its names (closures): its values at
+  // its end, as Globals are the module's (lookup()).
+  std::unordered_map<int32_t, Vars> Closures;
+  const Value *enclosingValue(std::string_view Name);
+  static bool sharedWithNested(std::string_view K, const Value &V);
+  static Value sharedValue(Value V);
+  Value Scratch; // enclosingValue()'s answer from a frame under way
   bool KeepModule = false; // summarising: keep what the module body leaves
   // What decides whether the lint's flow can give the module's summary (summarizeAfterLint):
   bool ModuleRead = false;  // the module body was analysed first, as a summary's flow does
@@ -174,6 +188,7 @@ private:
     std::string_view Imported; // what the import binds it to
   };
   llvm::DenseMap<llvm::StringRef, CalleeWord> CalleeWords;
+  std::unordered_map<std::string, bool> ProjectCallees; // `module.function`: a project function?
   std::unordered_map<int32_t, bool> InitMatters;   // class -> whether its __init__ may give devices
   void findTriggers(std::string_view Src);
   bool mayMatter(TSNode N) const { return mayMatter(ts_node_start_byte(N), ts_node_end_byte(N)); }

@@ -113,9 +113,13 @@ bool DeviceFlow::Impl::usedAsTensor(std::string_view Code, std::string_view Name
         --B;
       std::string_view Callee = Code.substr(B, At - 1 - B);
       size_t Dot = Callee.find('.');
-      if (Dot != std::string_view::npos && M.importOf(Callee.substr(0, Dot)) == "torch" &&
-          torch::classify("torch" + std::string(Callee.substr(Dot))).returnsTensor())
-        return true;
+      // A factory's first argument is a size or a bound (`torch.arange(n)`, `torch.zeros(n)`): a
+      // Python number. Only one that reads it as data (`torch.tensor(x)`) takes a tensor there.
+      if (Dot != std::string_view::npos && M.importOf(Callee.substr(0, Dot)) == "torch") {
+        torch::ApiFacts Facts = torch::classify("torch" + std::string(Callee.substr(Dot)));
+        if (Facts.returnsTensor() && !(Facts.Kind == torch::Api::Factory && !Facts.has(torch::DataDevice)))
+          return true;
+      }
     }
   }
   return false;
@@ -175,6 +179,9 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
   if (LocalNames.empty()) {
     for (auto &[Name, Scope] : TopFunctions)
       LocalNames.insert(Name);
+    for (const Scope &S : M.scopes()) // nested helpers: calls of them are calls of this file's code
+      if (S.Kind == ScopeKind::Function && S.Parent > 0 && M.scope(S.Parent).Kind == ScopeKind::Function)
+        LocalNames.insert(S.Name);
     for (const ClassInfo &C : M.classes())
       LocalNames.insert(C.Name);
   }
@@ -213,6 +220,31 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
         W.Project = projectName(W.Imported, /*Decides=*/false).second != nullptr;
       if (W.Project)
         return true;
+    }
+    // A function a star import brought (`from helpers import *`).
+    if (Bare && W.Imported.empty() && !W.Local && !M.starImports().empty() && M.project() && !KeepModule) {
+      for (const std::string &Star : M.starImports()) {
+        auto [PIt, PNew] = ProjectCallees.try_emplace(Star + "." + std::string(Name), false);
+        if (PNew)
+          PIt->second = projectName(PIt->first, /*Decides=*/false).second != nullptr;
+        if (PIt->second)
+          return true;
+      }
+    }
+    // The same function called through its module (`import helpers`, `helpers.make_mask(4)`).
+    if (!Bare && M.project() && !KeepModule) {
+      size_t Dot = Begin - 1, ModBegin = Dot;
+      while (ModBegin > 0 && nameByte(Code[ModBegin - 1]))
+        --ModBegin;
+      bool Plain = ModBegin == 0 || Code[ModBegin - 1] != '.';
+      std::string_view Module = M.importOf(Code.substr(ModBegin, Dot - ModBegin));
+      if (Plain && !Module.empty() && !startsWith(Module, "torch")) {
+        auto [PIt, PNew] = ProjectCallees.try_emplace(std::string(Module) + "." + std::string(Name), false);
+        if (PNew)
+          PIt->second = projectName(PIt->first, /*Decides=*/false).second != nullptr;
+        if (PIt->second)
+          return true;
+      }
     }
   }
   return false;

@@ -2,10 +2,22 @@
 // `try` and `with`, loops iterated to a bounded fixpoint, and the access paths (`x`,
 // `self.encoder.weight`, `batch[0]`) that the state is keyed by.
 #include "flow/Interpreter.h"
+#include "semantic/Guards.h"
 
 #include "source/Strings.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace torchlint::flow {
+
+/// A plain name (`x`), as against a path (`x.y`, `x[0]`): a name the state lacks was not bound
+/// on that path, where a path it lacks is only unknown.
+static bool plainName(std::string_view Key, bool SelfBindings) {
+  if (SelfBindings && Key.size() > 5 && startsWith(Key, "self."))
+    Key.remove_prefix(5);
+  return Key.find_first_of(".[") == std::string_view::npos;
+}
 
 void joinInto(State &A, const State &B) {
   if (!A.Reachable) {
@@ -14,20 +26,38 @@ void joinInto(State &A, const State &B) {
   }
   if (!B.Reachable)
     return;
-  // In place: a name only one path binds, or that the paths leave with nothing in common, goes.
+  // In place. A name only one path binds keeps that path's value: the other path cannot reach a
+  // use of it without a NameError (the state keeps every name bound, unknown values too). A path
+  // only one side knows, or that the sides leave with nothing in common, goes.
   for (auto It = A.V.begin(); It != A.V.end();) {
     auto Other = B.V.find(It->first);
+    bool Plain = plainName(It->first, A.SelfBindings);
+    if (Other == B.V.end() && Plain) {
+      ++It;
+      continue;
+    }
     Value V = Other == B.V.end() ? Value() : join(It->second, Other->second);
-    if (V.Kind == ValueKind::Unknown && !V.Flags) {
+    if (V.Kind == ValueKind::Unknown && !V.Flags && !Plain) {
       It = A.V.erase(It);
       continue;
     }
     It->second = V;
     ++It;
   }
-  // An optimizer's loaded state on either path: a bug on one path is a bug.
+  for (auto &[K, V] : B.V)
+    if (plainName(K, A.SelfBindings))
+      A.V.try_emplace(K, V);
+  // An optimizer's loaded state on either path: a bug on one path is a bug. An optimizer only
+  // one path binds stays, as its name does.
+  for (auto &[K, O] : B.O)
+    if (plainName(K, A.SelfBindings) && !A.O.count(K) && !A.V.count(K))
+      A.O.emplace(K, O);
   for (auto It = A.O.begin(); It != A.O.end();) {
     auto Other = B.O.find(It->first);
+    if (Other == B.O.end() && plainName(It->first, A.SelfBindings) && !B.V.count(It->first)) {
+      ++It;
+      continue;
+    }
     if (Other == B.O.end() || Other->second.Model != It->second.Model || !(Other->second.Created == It->second.Created)) {
       It = A.O.erase(It);
       continue;
@@ -58,13 +88,32 @@ bool sameState(const State &A, const State &B) {
 State widenStates(const State &Old, const State &New) {
   State W;
   W.Reachable = Old.Reachable || New.Reachable;
+  W.SelfBindings = New.SelfBindings;
+  // What still changes becomes unknown; a name stays bound (joinInto() reads a missing one as
+  // never bound on that path).
   for (auto &[K, V] : New.V)
     if (auto It = Old.V.find(K); It != Old.V.end() && It->second == V)
       W.V.emplace(K, V);
+    else if (plainName(K, W.SelfBindings))
+      W.V.emplace(K, Value());
+  for (auto &[K, V] : Old.V)
+    if (plainName(K, W.SelfBindings))
+      W.V.try_emplace(K, Value());
   for (auto &[K, O] : New.O)
     if (auto It = Old.O.find(K); It != Old.O.end() && It->second == O)
       W.O.emplace(K, O);
   return W;
+}
+
+void forgetValues(State &S) {
+  for (auto It = S.V.begin(); It != S.V.end();)
+    if (plainName(It->first, S.SelfBindings)) {
+      It->second = Value();
+      ++It;
+    } else {
+      It = S.V.erase(It);
+    }
+  S.O.clear();
 }
 
 void DeviceFlow::Impl::block(TSNode Block) {
@@ -122,6 +171,7 @@ void DeviceFlow::Impl::statement(TSNode S) {
       joinInto(F->LoopJumps.back(), F->S);
     F->S.Reachable = false;
   } else if (K == "function_definition" || K == "class_definition") {
+    // Not kept as a bound name: a call of it asks for the definition (nameCall()).
     unbind(Text(field(S, "name")));
   } else if (K == "decorated_definition") {
     TSNode D = field(S, "definition");
@@ -133,8 +183,7 @@ void DeviceFlow::Impl::statement(TSNode S) {
       for (TSNode N : is(C, "expression_list") ? namedChildren(C) : NodeList{C})
         unbind(Text(N));
   } else if (K == "match_statement") {
-    F->S.V.clear(); // not modelled: nothing known afterwards
-    F->S.O.clear();
+    forgetValues(F->S); // not modelled: nothing known afterwards
   } else if (K == "block" || K == "module") {
     block(S);
   }
@@ -172,7 +221,25 @@ void DeviceFlow::Impl::narrow(TSNode Cond) {
 }
 
 void DeviceFlow::Impl::ifStatement(TSNode S) {
-  eval(field(S, "condition"));
+  TSNode Cond = field(S, "condition");
+  eval(Cond);
+  // `if True:` runs its body and nothing else; `if False:` never does.
+  if (is(Cond, "true") || is(Cond, "false")) {
+    TSNode Taken{};
+    if (is(Cond, "true"))
+      Taken = field(S, "consequence");
+    else
+      for (TSNode C : namedChildren(S))
+        if (is(C, "else_clause"))
+          Taken = field(C, "body");
+        else if (is(C, "elif_clause"))
+          break; // the elifs decide: not followed as a constant
+    if (is(Cond, "true") || !ts_node_is_null(Taken) || ts_node_named_child_count(S) == 2) {
+      if (!ts_node_is_null(Taken))
+        block(Taken); // no branch: what runs there runs at every step of an enclosing loop
+      return;
+    }
+  }
   State Entry = F->S;
   ++F->IfDepth;
   narrow(field(S, "condition"));
@@ -275,20 +342,16 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
   // levels a loop runs once from a state that knows nothing (sound: unknown is the top).
   bool Deep = F->Loops.size() >= 4;
   int Joins = F->Loops.size() >= 2 ? 2 : 3;
-  if (Deep) {
-    Head.V.clear();
-    Head.O.clear();
-  }
+  if (Deep)
+    forgetValues(Head);
   TSNode Body = field(S, "body");
   State End;
   End.Reachable = false;
   F->Loops.push_back(LoopId);
   F->LoopIfDepth.push_back(F->IfDepth);
   for (int Iter = 0; Iter < Joins + 3; ++Iter) {
-    if (Iter == Joins + 2) { // widening did not settle it (a chain of dependent names): give up
-      Head.V.clear();
-      Head.O.clear();
-    }
+    if (Iter == Joins + 2) // widening did not settle it (a chain of dependent names): give up
+      forgetValues(Head);
     F->S = Head;
     if (!ts_node_is_null(Target))
       bindTarget(Target, Elem);
@@ -308,8 +371,12 @@ void DeviceFlow::Impl::forLoop(TSNode S, bool IsWhile) {
   }
   F->Loops.pop_back();
   F->LoopIfDepth.pop_back();
-  joinInto(Entry, End);
-  F->S = std::move(Entry);
+  if (!IsWhile && runsAtLeastOnce(field(S, "right"), Text)) {
+    F->S = std::move(End); // no path skips the body
+  } else {
+    joinInto(Entry, End);
+    F->S = std::move(Entry);
+  }
   if (!ts_node_is_null(Target) && !IsWhile)
     bindUnknown(Target); // the last element, or none: nothing certain
   for (TSNode C : namedChildren(S))
@@ -481,7 +548,7 @@ void DeviceFlow::Impl::set(std::string_view Key, const Value &V, bool SameObject
   for (size_t I = Key.find_first_of(".["); I != std::string_view::npos; I = Key.find_first_of(".[", I + 1))
     F->Parents.insert(Key.substr(0, I));
   F->Bound.insert(Key);
-  if (V.Kind == ValueKind::Unknown && !V.Flags)
+  if (V.Kind == ValueKind::Unknown && !V.Flags && !plainName(Key, F->S.SelfBindings))
     F->S.V.erase(Key);
   else
     F->S.V[Key] = V;
@@ -495,6 +562,8 @@ Value DeviceFlow::Impl::lookup(TSNode E) {
   if (It != F->S.V.end())
     return It->second;
   if (is(E, "identifier") && F->IsFunction && !F->Bound.count(Key)) {
+    if (const Value *C = enclosingValue(Key))
+      return *C;
     auto G = Globals.find(Key);
     if (G != Globals.end())
       return G->second;

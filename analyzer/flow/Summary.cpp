@@ -162,12 +162,12 @@ void DeviceFlow::Impl::exportNames(ModuleSummary &Out) {
       E.Result = Export(localCall(Scope));
       F = &Top;
     }
-    // A function that neither returns what it built nor loads a state dict is left out, so what
-    // it does to its arguments is only worth reading for the others.
-    if (!Worth(E.Result) && Text(field(Fn, "body")).find(".load_state_dict(") == std::string_view::npos)
-      continue;
+    // What it does to its arguments: a caller's model passed to a function that does not move
+    // it stays where it was (`evaluate(model, loader)`), as it does for a local helper.
     parameterFacts(Scope, E);
-    if (Worth(E.Result) || E.LoadsState)
+    if (!Worth(E.Result))
+      E.Result = ExportedValue(); // what the importer cannot place says nothing
+    if (Worth(E.Result) || E.LoadsState || E.MayMove != ~0u)
       Out.Names[std::string(Name)] = std::move(E);
   }
   F = nullptr;

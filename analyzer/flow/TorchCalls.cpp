@@ -477,6 +477,8 @@ Value DeviceFlow::Impl::methodCall(TSNode C, const CallArgs &A, TSNode Obj, std:
     loadOptimizerState(C, pathKey(Obj));
   if (Recv.Kind == ValueKind::Device || Recv.Kind == ValueKind::Optimizer || Recv.Kind == ValueKind::DataLoader)
     return {};
+  if (Recv.Kind == ValueKind::Unknown && Name == "parse_args" && !Recv.has(FlagInput))
+    return make(ValueKind::Settings); // argparse's namespace, whatever the parser is called
   if (Recv.Kind == ValueKind::Unknown && !Recv.has(FlagInput))
     return {};
   if (Recv.Kind == ValueKind::NumpyArray) {
@@ -511,8 +513,17 @@ Value DeviceFlow::Impl::methodCall(TSNode C, const CallArgs &A, TSNode Obj, std:
       V.Kind = ValueKind::Unknown;
     return V;
   }
-  if (!Tensor)
+  if (!Tensor) {
+    // A tensor argument of unknown kind (an input): what keeps its device is derived from it.
+    if (Recv.has(FlagInput) && (Bits & (torch::KeepsShape | torch::KeepsDevice)) && !(Bits & torch::PairwiseMethod)) {
+      Value V;
+      V.Flags = FlagInput;
+      V.DevHow = Recv.DevHow;
+      V.DevAt = Recv.DevAt;
+      return V;
+    }
     return {};
+  }
   return tensorMethod(C, Name, Bits, Recv, Args);
 }
 

@@ -20,6 +20,7 @@ enum class ValueKind : uint8_t {
   Batch, // one element of a DataLoader that was not unpacked
   NumpyArray,
   Checkpoint,
+  Settings, // the options a program was started with (`parser.parse_args()`): `args.device` is its device
 };
 
 enum class DeviceKind : uint8_t { Unknown, Cpu, Cuda, Mps, Meta, Configured };

@@ -565,25 +565,92 @@ bool acceleratorMarker(TSNode Expr, const SemanticModel &M) {
   return Reader(M).marker(Expr, 0);
 }
 
-bool endsInExit(TSNode Block, const NodeText &Text) {
-  // A comment after the exit (`raise ValueError(x)  # why`) is the block's last named child.
-  uint32_t N = ts_node_named_child_count(Block);
-  TSNode Last{};
-  while (N > 0 && (ts_node_is_null(Last) || is(Last, "comment")))
-    Last = ts_node_named_child(Block, --N);
-  if (ts_node_is_null(Last))
-    return false;
-  std::string_view K = kind(Last);
-  if (K == "return_statement" || K == "raise_statement" || K == "continue_statement" || K == "break_statement")
+static bool blockExits(TSNode Block, const NodeText &Text, unsigned Depth, bool InLoop);
+
+/// Whether the statement \p S never lets control reach the statement after it: a `return`,
+/// `raise`, `continue` or `break`, a call that ends the run or the test, or a compound statement
+/// all of whose ways through end so (`with` and `if True:` run their body; `if`/`else` both).
+static bool alwaysExits(TSNode S, const NodeText &Text, unsigned Depth, bool InLoop) {
+  std::string_view K = kind(S);
+  if (K == "return_statement" || K == "raise_statement")
     return true;
-  if (K == "expression_statement" && ts_node_named_child_count(Last) == 1) {
-    TSNode E = ts_node_named_child(Last, 0);
+  if (K == "continue_statement" || K == "break_statement")
+    return !InLoop; // in a loop of the block's own, they leave only that loop
+  if (K == "expression_statement" && ts_node_named_child_count(S) == 1) {
+    TSNode E = ts_node_named_child(S, 0);
+    if (is(E, "assignment")) // `_ = pytest.skip(...)`: the call still does not come back
+      E = field(E, "right");
     if (is(E, "call")) {
       std::string_view Callee = lastComponent(Text(field(E, "function")));
       return Callee == "exit" || Callee == "_exit" || Callee == "quit" || Callee == "skip" ||
              Callee == "skipTest" || Callee == "abort";
     }
+    return false;
   }
+  if (Depth > 32)
+    return false;
+  auto Ends = [&](TSNode Block, bool Loop) { return blockExits(Block, Text, Depth + 1, Loop); };
+  if (K == "with_statement")
+    return Ends(field(S, "body"), InLoop);
+  if (K == "for_statement")
+    return runsAtLeastOnce(field(S, "right"), Text) && Ends(field(S, "body"), true);
+  if (K == "if_statement") {
+    if (!Ends(field(S, "consequence"), InLoop))
+      return false;
+    if (Text(field(S, "condition")) == "True")
+      return true;
+    bool Else = false;
+    for (TSNode C : namedChildren(S)) {
+      if (is(C, "elif_clause") && !Ends(field(C, "consequence"), InLoop))
+        return false;
+      if (is(C, "else_clause")) {
+        if (!Ends(field(C, "body"), InLoop))
+          return false;
+        Else = true;
+      }
+    }
+    return Else;
+  }
+  return false;
+}
+
+static bool blockExits(TSNode Block, const NodeText &Text, unsigned Depth, bool InLoop) {
+  if (ts_node_is_null(Block))
+    return false;
+  // A comment after the exit (`raise ValueError(x)  # why`) is the block's last named child.
+  uint32_t N = ts_node_named_child_count(Block);
+  TSNode Last{};
+  while (N > 0 && (ts_node_is_null(Last) || is(Last, "comment")))
+    Last = ts_node_named_child(Block, --N);
+  return !ts_node_is_null(Last) && alwaysExits(Last, Text, Depth, InLoop);
+}
+
+bool endsInExit(TSNode Block, const NodeText &Text) { return blockExits(Block, Text, 0, false); }
+
+bool runsAtLeastOnce(TSNode Iter, const NodeText &Text) {
+  auto Int = [&](TSNode N, long &Out) {
+    if (!is(N, "integer"))
+      return false;
+    std::string T(Text(N));
+    T.erase(std::remove(T.begin(), T.end(), '_'), T.end());
+    char *End = nullptr;
+    Out = std::strtol(T.c_str(), &End, 10);
+    return End && *End == 0;
+  };
+  if (is(Iter, "list") || is(Iter, "tuple")) {
+    NodeList Items = namedChildren(Iter);
+    return !Items.empty() && std::none_of(Items.begin(), Items.end(), [&](TSNode C) {
+      return is(C, "list_splat") || is(C, "parenthesized_list_splat");
+    });
+  }
+  if (!is(Iter, "call") || Text(field(Iter, "function")) != "range")
+    return false;
+  NodeList Args = namedChildren(field(Iter, "arguments"));
+  long A = 0, B = 0;
+  if (Args.size() == 1)
+    return Int(Args[0], B) && B > 0;
+  if (Args.size() == 2)
+    return Int(Args[0], A) && Int(Args[1], B) && B > A;
   return false;
 }
 

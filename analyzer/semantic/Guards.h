@@ -39,9 +39,14 @@ inline bool assertHoldsAccelerator(GuardSense S) { return S == GuardSense::Prese
 /// said the accelerator is there.
 bool ifGuardsFollowing(TSNode If, GuardSense S, const NodeText &Text);
 
-/// Whether a block's last statement leaves it: `return`, `raise`, `continue`, `break`, or a
-/// call that does not come back (`sys.exit()`, `pytest.skip(...)`, `self.skipTest(...)`).
+/// Whether a block's last statement leaves it: `return`, `raise`, `continue`, `break`, a call
+/// that does not come back (`sys.exit()`, `pytest.skip(...)`, `self.skipTest(...)`), or a `with`,
+/// `if True:` or `if`/`else` every way through which ends so.
 bool endsInExit(TSNode Block, const NodeText &Text);
+
+/// Whether a `for` loop over \p Iter runs its body at least once, as written: `range(2)` or
+/// `range(1, 3)` with integer literals, a non-empty list or tuple display.
+bool runsAtLeastOnce(TSNode Iter, const NodeText &Text);
 
 /// Whether a test marker (a decorator's expression, a `pytest.param(marks=...)` value, the
 /// value of `pytestmark`) runs what it marks only with an accelerator: `@RunIf(min_cuda_gpus=1)`,

@@ -184,6 +184,40 @@ const ClassInfo *SemanticModel::localClass(std::string_view Name) const {
   return nullptr;
 }
 
+int32_t SemanticModel::definitionFrom(std::string_view Name, int32_t From, ScopeKind Kind) const {
+  if (!DefinitionsBuilt) {
+    for (size_t I = 0; I < Scopes.size(); ++I)
+      if (Scopes[I].Kind == ScopeKind::Class || Scopes[I].Kind == ScopeKind::Function)
+        Definitions[Scopes[I].Name].push_back(static_cast<int32_t>(I));
+    DefinitionsBuilt = true;
+  }
+  auto It = Definitions.find(Name);
+  if (It == Definitions.end())
+    return -1;
+  // From the innermost scope out; class bodies other than \p From itself are skipped.
+  for (int32_t S = From; S >= 0; S = Scopes[S].Parent) {
+    if (S != From && Scopes[S].Kind == ScopeKind::Class)
+      continue;
+    int32_t Found = -1;
+    for (int32_t D : It->second) // the last definition in the scope wins, as it does at run time
+      if (Scopes[D].Parent == S && Scopes[D].Kind == Kind)
+        Found = D;
+    if (Found >= 0)
+      return Found;
+    // A name the scope defines otherwise (a function of that name hiding a class) ends the search.
+    for (int32_t D : It->second)
+      if (Scopes[D].Parent == S)
+        return -1;
+  }
+  return -1;
+}
+
+const ClassInfo *SemanticModel::classAt(std::string_view Name, TSNode At) const {
+  if (definitionFrom(Name, 0, ScopeKind::Class) < 0 && (Definitions.find(Name) == Definitions.end()))
+    return nullptr;
+  return classFrom(Name, scopeAt(At));
+}
+
 bool SemanticModel::textHas(std::string_view Word) const {
   for (auto &[W, Has] : WordsSeen)
     if (W == Word)
@@ -241,9 +275,17 @@ bool SemanticModel::conditionalImport(std::string_view Local) const {
       continue;
     if (++Count > 1)
       return true;
-    for (TSNode P = ts_node_parent(Statement); !ts_node_is_null(P); P = ts_node_parent(P))
-      if (is(P, "try_statement") || is(P, "if_statement"))
+    // Under `try` (an ImportError fallback) or an `if` with another way through (a version
+    // switch). Under an `if` without one, the name is bound on that path only: no other path
+    // can use it, so that import is the one that counts.
+    for (TSNode P = ts_node_parent(Statement); !ts_node_is_null(P); P = ts_node_parent(P)) {
+      if (is(P, "try_statement"))
         return true;
+      if (is(P, "if_statement"))
+        for (TSNode C : namedChildren(P))
+          if (is(C, "else_clause") || is(C, "elif_clause"))
+            return true;
+    }
   }
   return false;
 }
@@ -325,7 +367,8 @@ void SemanticModel::finish() {
     Changed = false;
     for (auto &C : Classes)
       for (auto &B : C.Bases)
-        if (const ClassInfo *Base = localClass(B); Base && Base != &C) {
+        if (const ClassInfo *Base = C.Scope >= 0 ? classFrom(B, Scopes[C.Scope].Parent) : localClass(B);
+            Base && Base != &C) {
           if (Base->IsModule && !C.IsModule)
             C.IsModule = Changed = true;
           if (Base->IsDataset && !C.IsDataset)

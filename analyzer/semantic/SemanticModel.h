@@ -9,6 +9,8 @@
 #include "semantic/Bindings.h"
 #include "semantic/Project.h"
 
+#include <llvm/ADT/SmallVector.h>
+
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -171,8 +173,20 @@ public:
   /// Byte ranges of the plain string literals and comments the walk met, in document order:
   /// prose, not code (docstrings are a good part of a library's bytes).
   const std::vector<std::pair<uint32_t, uint32_t>> &proseRanges() const { return Prose; }
-  /// Whether a local name is a class in this file deriving from nn.Module.
+  /// The class of this file a plain name means at module level, or null.
   const ClassInfo *localClass(std::string_view Name) const;
+  /// The class or function (\p Kind) of this file that the plain name \p Name means inside
+  /// scope \p From: defined in \p From itself or in an enclosing function or the module, the
+  /// innermost first (a class body's names are not seen from its methods, as in Python); -1 if
+  /// none. A nested helper, or a class defined in a function, is found from the code beside it.
+  int32_t definitionFrom(std::string_view Name, int32_t From, ScopeKind Kind) const;
+  /// classFrom() as seen from the node \p At (its scope is looked up only where a class of that
+  /// name exists).
+  const ClassInfo *classAt(std::string_view Name, TSNode At) const;
+  const ClassInfo *classFrom(std::string_view Name, int32_t From) const {
+    int32_t S = definitionFrom(Name, From, ScopeKind::Class);
+    return S < 0 || Scopes[S].Class < 0 ? nullptr : &Classes[Scopes[S].Class];
+  }
   /// Whether the file's text holds \p Word anywhere, remembered per word: a rule that needs
   /// a file-wide call (`init_process_group`) rules out every call of the other files at once.
   bool textHas(std::string_view Word) const;
@@ -190,8 +204,8 @@ public:
   /// scope \p From (the innermost enclosing function that binds it, else the module), with
   /// those bindings; nullopt in a class body, or when a scope on the way is too large to read.
   std::optional<std::pair<int32_t, const ScopeBindings *>> bindingScope(std::string_view Name, int32_t From) const;
-  /// Whether \p Local is bound by an import that runs only sometimes (inside `try` or `if`),
-  /// or by more than one import: a compatibility shim.
+  /// Whether \p Local is bound by more than one import, or by one under `try` or under an `if`
+  /// with an `elif`/`else`: a compatibility shim.
   bool conditionalImport(std::string_view Local) const;
 
   // Building (used by the walker).
@@ -243,6 +257,9 @@ private:
   std::vector<std::pair<uint32_t, uint32_t>> Prose;
   std::vector<std::pair<std::string_view, TSNode>> ImportSites;
   mutable std::vector<std::unique_ptr<ScopeBindings>> Bound; // by scope, read on first use
+  // definitionFrom(): the class and function scopes by name, built on first use.
+  mutable std::unordered_map<std::string_view, llvm::SmallVector<int32_t, 2>> Definitions;
+  mutable bool DefinitionsBuilt = false;
   mutable std::unordered_map<const void *, ParameterList> Params; // by function node, read on first use
 };
 

@@ -28,7 +28,7 @@ namespace {
 /// would cost more than the parse).
 enum class WK : uint8_t {
   Other, If, Elif, Ternary, Assert, ExpressionStatement, Assignment, DefaultParameter, Decorated,
-  Function, Class, Lambda, Import, ImportFrom, Call, String, With, Except
+  Function, Class, Lambda, Import, ImportFrom, Call, String, With, Except, For
 };
 
 WK kindOf(TSSymbol Sym) {
@@ -42,7 +42,8 @@ WK kindOf(TSSymbol Sym) {
         {"typed_default_parameter", WK::DefaultParameter}, {"decorated_definition", WK::Decorated},
         {"function_definition", WK::Function}, {"class_definition", WK::Class}, {"lambda", WK::Lambda},
         {"import_statement", WK::Import}, {"import_from_statement", WK::ImportFrom}, {"call", WK::Call},
-        {"string", WK::String}, {"with_statement", WK::With}, {"except_clause", WK::Except}};
+        {"string", WK::String}, {"with_statement", WK::With}, {"except_clause", WK::Except},
+        {"for_statement", WK::For}};
     for (uint32_t S = 0; S < T.size(); ++S) {
       if (ts_language_symbol_type(L, static_cast<TSSymbol>(S)) != TSSymbolTypeRegular)
         continue;
@@ -160,6 +161,12 @@ public:
           ++Stack.back().Sibling;
         if (Done.SetsDevice)
           ++Stack.back().SiblingSet;
+        // A block that always runs (a `with` body, `if True:`) passes what its statements
+        // guard or choose on to the statements after the compound statement.
+        if ((Done.Sibling || Done.SiblingSet) && alwaysRuns(C, Stack.back())) {
+          Stack.back().ExitGuard |= Done.Sibling > 0;
+          Stack.back().SetsDevice |= Done.SiblingSet > 0;
+        }
         // A failed step costs the cursor about as much as a successful one.
         if (Done.Later > 0 && !onlyTokensLeft(Stack.back()) && ts_tree_cursor_goto_next_sibling(&C)) {
           if (arrive(C, Done.Later - 1))
@@ -172,6 +179,21 @@ public:
   }
 
 private:
+  /// Whether the node under the cursor, a child of \p Parent, runs whenever \p Parent does:
+  /// the body of a `with`, the consequence of `if True:`, the body of a loop that runs at least
+  /// once (`for _ in range(2):`).
+  bool alwaysRuns(TSTreeCursor &C, const Frame &Parent) {
+    WK K = kindOf(Parent.Sym);
+    if (K != WK::With && K != WK::If && K != WK::For)
+      return false;
+    TSNode B = ts_tree_cursor_current_node(&C);
+    if (!is(B, "block"))
+      return false;
+    if (K == WK::For)
+      return runsAtLeastOnce(field(ts_node_parent(B), "right"), Text);
+    return K == WK::With || Text(ts_node_prev_named_sibling(B)) == "True";
+  }
+
   /// The cursor is on a child of Stack.back() with \p Later siblings after it. Pushes the
   /// frame of the first that is more than a token (a keyword or punctuation: a third of the
   /// nodes, with nothing to note but their count); false, with the cursor back on the parent,
@@ -471,6 +493,7 @@ private:
       F.BodyMarks = catchesTypeError(field(N, "value")) ? FlagTypeErrorFallback : 0;
       F.Kind = F.BodyMarks ? Special::Marked : F.Kind;
       break;
+    case WK::For: // alwaysRuns() reads it when its body is left
     case WK::Other:
       break;
     }

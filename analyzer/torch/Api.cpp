@@ -680,6 +680,16 @@ bool namesDevice(std::string_view Name) {
          !containsNoCase(Last, "num") && !containsNoCase(Last, "ids");
 }
 
+bool namesLoader(std::string_view Name) {
+  for (std::string_view Word : {"loader", "dataloader", "dl"}) {
+    if (Name == Word)
+      return true;
+    if (Name.size() > Word.size() + 1 && endsWith(Name, Word) && Name[Name.size() - Word.size() - 1] == '_')
+      return true;
+  }
+  return false;
+}
+
 bool isSettingsRoot(std::string_view Root) {
   static constexpr std::string_view Roots[] = {"args",   "opt",    "opts",     "cfg",     "config", "conf",
                                                "hparams", "options", "params", "settings", "self",   "trainer",

@@ -165,6 +165,9 @@ bool isModuleMoveOverride(std::string_view Name);
 /// Whether a variable or attribute name holds a device by the usual conventions (`device`,
 /// `self.dev`, `gpu_id`, `cuda_device`), but not a dtype or a count (`num_gpus`, `device_ids`).
 bool namesDevice(std::string_view Name);
+/// Whether a parameter's name says it is a DataLoader: `loader`, `dataloader`, `train_loader`,
+/// `val_dataloader`, `dl`, `train_dl` (not `loader_kwargs`, `downloader`).
+bool namesLoader(std::string_view Name);
 /// Whether a name speaks of devices at all (`device`, `dev`, `gpu`, `cuda`), counts included.
 bool mentionsDeviceWord(std::string_view Name);
 /// Whether \p Text may hold a name mentionsDeviceWord() accepts: false only when none of its

@@ -292,7 +292,8 @@ bool overridesModuleMoves(const ClassInfo &C, const SemanticModel &M) {
         return true;
     const ClassInfo *Next = nullptr;
     for (auto &B : Cur->Bases)
-      if (const ClassInfo *Base = M.localClass(B); Base && Base != Cur) {
+      if (const ClassInfo *Base = Cur->Scope >= 0 ? M.classFrom(B, M.scope(Cur->Scope).Parent) : M.localClass(B);
+          Base && Base != Cur) {
         if (Next) // several local bases: check each
           if (overridesModuleMoves(*Base, M))
             return true;

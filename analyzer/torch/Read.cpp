@@ -140,7 +140,7 @@ bool constructsModule(TSNode Call, const SemanticModel &M) {
     return false;
   TSNode Callee = field(Call, "function");
   if (is(Callee, "identifier") && M.importOf(M.text()(Callee)).empty()) {
-    const ClassInfo *C = M.localClass(M.text()(Callee));
+    const ClassInfo *C = M.classAt(M.text()(Callee), Call);
     return C && C->IsModule;
   }
   return classify(M.qualifiedName(Callee)).Kind == Api::ModuleClass;

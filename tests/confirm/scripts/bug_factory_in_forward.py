@@ -29,8 +29,8 @@ class Net(nn.Module):
         self.fc2 = nn.Linear(16, 2)
 
     def forward(self, x):
-        noise = torch.randn(x.shape[0], 16)  # verdict: TLR104=runtime-only
-        return self.fc2(torch.relu(self.fc1(x)) + noise)  # verdict: TLR102=runtime-only
+        noise = torch.randn(x.shape[0], 16)  # verdict: TL104=confirmed
+        return self.fc2(torch.relu(self.fc1(x)) + noise)  # the mismatch TL104 above names
 
 
 def main():

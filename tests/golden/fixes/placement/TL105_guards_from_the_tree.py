@@ -97,3 +97,26 @@ def test_two(model):
 @requires_cuda
 def test_named_marker(model):
     model.cuda()
+
+
+# Exits and asserts inside blocks that always run guard what follows the block (issue 43).
+def exits_from_a_with(x, lock):
+    if not cuda.is_available():
+        with lock:
+            return x
+    return x.cuda()
+
+
+def asserts_in_a_with(x, lock):
+    with lock:
+        assert x.is_cuda
+    return x.to("cuda")
+
+
+def exits_on_both_paths(x, strict):
+    if not cuda.is_available():
+        if strict:
+            raise RuntimeError("needs CUDA")
+        else:
+            _ = pytest.skip("needs CUDA")
+    return x.cuda()
