@@ -154,7 +154,7 @@ void Server::run(Transport &T) {
       // The id cannot be known: JSON-RPC answers such errors with a null id.
       llvm::errs() << "torchlint lsp: " << In.Why << "\n";
       flushEdits();
-      replyError(nullptr, In.Code, In.Why);
+      replyError(RequestId{}, In.Code, In.Why);
       continue;
     }
     // Whatever is not an edit sees every edit before it linted: a request is answered after
@@ -163,13 +163,13 @@ void Server::run(Transport &T) {
     if (Uri.empty())
       flushEdits();
     DeferLint = !Uri.empty() && !Pending.empty() && changedUri(Pending.front()) == Uri;
-    handle(In.Msg);
+    handle(In);
     DeferLint = false;
   }
   Out = nullptr;
 }
 
-bool Server::cancelledLater(const Value &Id) const {
+bool Server::cancelledLater(const RequestId &Id) const {
   for (const Incoming &I : Pending) {
     if (I.K != Incoming::Message)
       continue;
@@ -177,24 +177,27 @@ bool Server::cancelledLater(const Value &Id) const {
     if (!O || O->getString("method") != llvm::StringRef("$/cancelRequest"))
       continue;
     if (const Object *P = O->getObject("params"))
-      if (const Value *C = P->get("id"); C && *C == Id)
+      if (const Value *C = P->get("id"); C && *C == Id.Value)
         return true;
   }
   return false;
 }
 
-void Server::handle(const Value &Msg) {
-  const Object *O = Msg.getAsObject();
+void Server::handle(const Incoming &In) {
+  const Object *O = In.Msg.getAsObject();
   if (!O) {
-    replyError(nullptr, ErrorCode::InvalidRequest, "a message must be a JSON object");
+    replyError(RequestId{}, ErrorCode::InvalidRequest, "a message must be a JSON object");
     return;
   }
   const Value *Id = O->get("id");
+  RequestId Rid;
+  if (Id && (Id->kind() == Value::Number || Id->kind() == Value::String))
+    Rid = RequestId{*Id, In.RawId};
   auto Method = O->getString("method");
   if (!Method) {
     // A response to one of our requests (registration, refresh): nothing waits on it.
     if (!Id || !(O->get("result") || O->get("error")))
-      replyError(Id ? *Id : Value(nullptr), ErrorCode::InvalidRequest, "message without a method");
+      replyError(Id ? RequestId{*Id, In.RawId} : RequestId{}, ErrorCode::InvalidRequest, "message without a method");
     return;
   }
   static const Value Null = nullptr;
@@ -203,10 +206,10 @@ void Server::handle(const Value &Msg) {
     Params = &Null;
   if (Id) {
     if (Id->kind() != Value::Number && Id->kind() != Value::String) {
-      replyError(nullptr, ErrorCode::InvalidRequest, "a request id must be a number or a string");
+      replyError(RequestId{}, ErrorCode::InvalidRequest, "a request id must be a number or a string");
       return;
     }
-    handleRequest(*Method, *Id, *Params);
+    handleRequest(*Method, Rid, *Params);
   } else {
     handleNotification(*Method, *Params);
   }
@@ -223,7 +226,7 @@ template <typename T> std::optional<T> parseParams(const Value &V, std::string &
 }
 } // namespace
 
-void Server::handleRequest(llvm::StringRef Method, const Value &Id, const Value &Params) {
+void Server::handleRequest(llvm::StringRef Method, const RequestId &Id, const Value &Params) {
   if (cancelledLater(Id)) {
     replyError(Id, ErrorCode::RequestCancelled, "cancelled");
     return;
@@ -329,14 +332,15 @@ void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
     log(1, "torchlint: " + Method + ": " + Error);
 }
 
-void Server::reply(const Value &Id, Value Result) {
-  Out->send(Object{{"jsonrpc", "2.0"}, {"id", Id}, {"result", std::move(Result)}});
+void Server::reply(const RequestId &Id, Value Result) {
+  Out->send(Object{{"jsonrpc", "2.0"}, {"id", Id.Value}, {"result", std::move(Result)}}, Id.Raw);
 }
 
-void Server::replyError(const Value &Id, ErrorCode Code, llvm::StringRef Message) {
+void Server::replyError(const RequestId &Id, ErrorCode Code, llvm::StringRef Message) {
   Out->send(Object{{"jsonrpc", "2.0"},
-                   {"id", Id},
-                   {"error", Object{{"code", static_cast<int>(Code)}, {"message", Message}}}});
+                   {"id", Id.Value},
+                   {"error", Object{{"code", static_cast<int>(Code)}, {"message", Message}}}},
+            Id.Raw);
 }
 
 void Server::notify(llvm::StringRef Method, Value Params) {

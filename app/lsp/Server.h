@@ -68,13 +68,13 @@ public:
 private:
   struct Document;
 
-  void handle(const llvm::json::Value &Msg);
-  void handleRequest(llvm::StringRef Method, const llvm::json::Value &Id, const llvm::json::Value &Params);
+  void handle(const Incoming &In);
+  void handleRequest(llvm::StringRef Method, const RequestId &Id, const llvm::json::Value &Params);
   void handleNotification(llvm::StringRef Method, const llvm::json::Value &Params);
-  bool cancelledLater(const llvm::json::Value &Id) const;
+  bool cancelledLater(const RequestId &Id) const;
 
-  void reply(const llvm::json::Value &Id, llvm::json::Value Result);
-  void replyError(const llvm::json::Value &Id, ErrorCode Code, llvm::StringRef Message);
+  void reply(const RequestId &Id, llvm::json::Value Result);
+  void replyError(const RequestId &Id, ErrorCode Code, llvm::StringRef Message);
   void notify(llvm::StringRef Method, llvm::json::Value Params);
   void request(llvm::StringRef Method, llvm::json::Value Params);
   void log(int Type, const llvm::Twine &Message);
