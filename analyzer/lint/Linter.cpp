@@ -3,6 +3,7 @@
 
 #include "diag/Suppressions.h"
 #include "semantic/Walker.h"
+#include "source/SourceFile.h"
 #include "source/Strings.h"
 
 #include <algorithm>
@@ -82,6 +83,14 @@ void Linter::finishRules(std::vector<Diagnostic> &Out, RuleContext &Ctx, const L
 
 std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S,
                                      const ProjectView *Project) const {
+  // The engine reads lines at LFs (the grammar gaps, the rules' line scans); a file whose lines
+  // end at lone CRs is analysed as the same text with LFs there (as parsePython parsed it):
+  // the same length, so every finding's offsets are those of the file. Fixes written into
+  // the file take its line ends again (applyEdits).
+  if (std::optional<std::string> Unified = loneCrsAsLf(File.text())) {
+    SourceFile Same(File.path(), std::move(*Unified));
+    return lint(Same, Tree, S, Project);
+  }
   std::vector<Diagnostic> Out;
   SemanticModel Model(File.text());
   Model.setProject(Project);

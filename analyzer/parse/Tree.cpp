@@ -1,6 +1,7 @@
 // Parser and node helpers for the tree-sitter Python grammar.
 #include "parse/Tree.h"
 
+#include "source/SourceFile.h"
 #include "source/Strings.h"
 
 #include <array>
@@ -60,6 +61,12 @@ TreePtr parsePython(std::string_view Text, const TSTree *Old) {
   // per parse made the parse 4% slower).
   thread_local ParserHolder Holder;
   ts_parser_set_language(Holder.P, pythonLanguage());
+  // Python ends a line at a lone CR too (old Mac files); the grammar's scanner does not, and
+  // would read such a file as one line. It reads a copy where each lone CR is a LF: the same
+  // length, so every offset, and the tree's rows, are those of the text.
+  std::optional<std::string> Unified = loneCrsAsLf(Text);
+  if (Unified)
+    Text = *Unified;
   TSTree *T = ts_parser_parse_string(Holder.P, Old, Text.data(), static_cast<uint32_t>(Text.size()));
   return TreePtr(T);
 }

@@ -14,6 +14,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 #include <unistd.h>
 
@@ -461,12 +462,13 @@ void Server::applyChanges(Document &D, const DidChangeTextDocumentParams &P) {
       Edit.new_end_byte = B + static_cast<uint32_t>(C.text.size());
       Edit.start_point = pointOf(F, B);
       Edit.old_end_point = pointOf(F, E);
-      size_t LastNL = C.text.rfind('\n');
-      if (LastNL == std::string::npos)
+      // Rows as the parser counts them: a lone CR ends a line too (parsePython).
+      SourceFile Inserted(std::string(), C.text);
+      uint32_t Rows = Inserted.lineCount() - 1;
+      if (Rows == 0)
         Edit.new_end_point = {Edit.start_point.row, Edit.start_point.column + static_cast<uint32_t>(C.text.size())};
       else
-        Edit.new_end_point = {Edit.start_point.row + static_cast<uint32_t>(std::count(C.text.begin(), C.text.end(), '\n')),
-                              static_cast<uint32_t>(C.text.size() - LastNL - 1)};
+        Edit.new_end_point = {Edit.start_point.row + Rows, Inserted.size() - Inserted.lineStart(Rows)};
       ts_tree_edit(D.Tree.get(), &Edit);
     }
     if (Ch.TryUnit) {
@@ -513,6 +515,11 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
                       bool OldHadError, const WordIndex *OldWords, const EditSpan &E) {
   if (!D.Tree)
     return false;
+  // The unit planner reads lines at LFs; a file with lone CRs is linted whole (it is rare).
+  if (std::memchr(D.File->text().data(), '\r', D.File->size()) && loneCrsAsLf(D.File->text())) {
+    ++Stats.Refusals["lone CR line ends"];
+    return false;
+  }
   PlanResult R = planUnitRelint(OldUnits, OldText, OldHadError, ts_tree_root_node(D.Tree.get()), D.File->text(), E,
                                 D.Diags, Lint.fileWideWords(S), OldWords, Opts.MethodRelint);
   if (!R.MethodRefusal.empty())
