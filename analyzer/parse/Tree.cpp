@@ -52,7 +52,7 @@ struct ParserHolder {
 };
 } // namespace
 
-TreePtr parsePython(std::string_view Text, const TSTree *Old) {
+TreePtr parsePython(std::string_view Text, const TSTree *Old, const std::function<bool()> &Stop) {
   // tree-sitter-python 0.23.6's scanner does not clear its "inside an f-string" flag when a
   // parse starts: a parser whose last parse ended with it set (an incremental parse after an
   // edit inside an f-string) lexed the start of the next file as f-string text and reported
@@ -67,7 +67,17 @@ TreePtr parsePython(std::string_view Text, const TSTree *Old) {
   std::optional<std::string> Unified = loneCrsAsLf(Text);
   if (Unified)
     Text = *Unified;
-  TSTree *T = ts_parser_parse_string(Holder.P, Old, Text.data(), static_cast<uint32_t>(Text.size()));
+  if (!Stop)
+    return TreePtr(ts_parser_parse_string(Holder.P, Old, Text.data(), static_cast<uint32_t>(Text.size())));
+  // In slices: a parse that runs out of its time returns null, and the same call resumes it.
+  ts_parser_set_timeout_micros(Holder.P, 10000);
+  TSTree *T;
+  while (!(T = ts_parser_parse_string(Holder.P, Old, Text.data(), static_cast<uint32_t>(Text.size()))))
+    if (Stop()) {
+      ts_parser_reset(Holder.P); // the next parse starts afresh
+      break;
+    }
+  ts_parser_set_timeout_micros(Holder.P, 0);
   return TreePtr(T);
 }
 
