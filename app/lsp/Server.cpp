@@ -801,7 +801,7 @@ std::optional<TextEdit> Server::disableEdit(const Document &D, const torchlint::
     return std::nullopt;
   uint32_t Last = F.lineStart(Line) + static_cast<uint32_t>(Len); // last non-blank byte
   uint32_t End = Last + 1;
-  if (Text[Len] == '\\')
+  if (Text[Len] == '\\' || !D.Tree)
     return std::nullopt; // a comment after a line continuation is a syntax error
   TSNode Root = ts_tree_root_node(D.Tree.get());
   TSNode At = ts_node_descendant_for_byte_range(Root, Last, End);
@@ -932,8 +932,8 @@ std::string Server::ruleHover(const Rule &R) const {
 
 Value Server::hover(const TextDocumentPositionParams &P) {
   Document *D = find(P.textDocument.uri);
-  if (!D)
-    return nullptr;
+  if (!D || !D->Tree)
+    return nullptr; // no tree: a parse given up (shutdown behind it), and no findings
   const SourceFile &F = *D->File;
   uint32_t At = F.offset({static_cast<uint32_t>(P.position.line), static_cast<uint32_t>(P.position.character)}, Unit);
   auto Result = [&](const std::string &Md, TextRange R) {

@@ -88,6 +88,30 @@ TEST(LargeDocument, ExitWithoutShutdownEndsTheServerToo) {
   EXPECT_EQ(H.server().exitCode(), 1);
 }
 
+TEST(LargeDocument, ARequestOnADocumentWhoseParseWasGivenUpIsAnswered) {
+  // The change replaces the whole text: its parse (no old tree to reuse) is given up, as
+  // shutdown is queued, and so is the flush before the hover, which finds no tree.
+  const std::string Uri = "file:///big/train.py";
+  LspHarness H;
+  H.send({initializeRequest(), didOpenNotification(Uri, largeScript(1u << 20))});
+  Array Whole;
+  Whole.push_back(Object{{"text", largeScript(2u << 20)}});
+  auto Out = H.send({notification("textDocument/didChange",
+                                  Object{{"textDocument", Object{{"uri", Uri}, {"version", 2}}},
+                                         {"contentChanges", std::move(Whole)}}),
+                     request(3, "textDocument/hover",
+                             Object{{"textDocument", Object{{"uri", Uri}}},
+                                    {"position", Object{{"line", 3}, {"character", 0}}}}),
+                     request(4, "textDocument/codeAction",
+                             Object{{"textDocument", Object{{"uri", Uri}}},
+                                    {"range", Object{{"start", Object{{"line", 3}, {"character", 0}}},
+                                                     {"end", Object{{"line", 3}, {"character", 0}}}}},
+                                    {"context", Object{{"diagnostics", Array{}}, {"only", Array{"quickfix"}}}}}),
+                     request(2, "shutdown", nullptr), notification("exit", nullptr)});
+  EXPECT_EQ(methods(Out), (std::vector<std::string>{"reply 3", "reply 4", "reply 2"}));
+  EXPECT_EQ(H.server().exitCode(), 0);
+}
+
 TEST(LargeDocument, AStaleLintIsGivenUpAndTheLastTextPublished) {
   const std::string Uri = "file:///big/train.py", Small = "file:///big/small.py";
   std::string Text = largeScript(1u << 20);
