@@ -4,8 +4,14 @@
 // Three cases: typing in a file of functions and small classes; typing in one method of a
 // 5,000-line class (one edit every 100 ms); and a burst of 2,000 edits written without waiting
 // to a 3,000-line file, then a pull-diagnostics request (how long it waits, how many lints ran).
-// Usage: torchlint_lsp_bench [--edits N] [--lines N] [--pause-ms MS] [--burst N] [--check]
+// Then large documents (0.5 to 10 MB): didOpen -> diagnostics against the engine's own parse and
+// lint of the same text (the CLI's cost: the server must scale as it does), and how long
+// `shutdown` written right behind the didOpen waits for its answer.
+// Usage: torchlint_lsp_bench [--edits N] [--lines N] [--pause-ms MS] [--burst N] [--large MB,MB,...] [--check]
+#include "config/Config.h"
+#include "lint/Linter.h"
 #include "lsp/Server.h"
+#include "source/SourceFile.h"
 #include "Rules.h"
 
 #include <llvm/Support/JSON.h>
@@ -363,6 +369,111 @@ Burst runBurst(const std::string &Text, unsigned Edits) {
   return Out;
 }
 
+/// A training script of at least \p Bytes bytes: makeSource's blocks, a finding in every 25th.
+std::string makeLargeSource(size_t Bytes) {
+  std::string Block = makeSource(25), S;
+  S.reserve(Bytes + Block.size());
+  for (unsigned N = 0; S.size() < Bytes; ++N) {
+    std::string B = Block;
+    // Distinct names per copy, as in a real file.
+    for (size_t At = B.find("Block"); At != std::string::npos; At = B.find("Block", At + 5))
+      B.insert(At + 5, "c" + std::to_string(N) + "_");
+    if (N % 12 != 0)
+      if (size_t At = B.find("(\"CPU\")"); At != std::string::npos)
+        B.replace(At, 7, "(device)");
+    S += N ? B.substr(B.find("\n\n\nclass")) : B;
+  }
+  return S;
+}
+
+struct Large {
+  double OpenMs = -1, OpenCpuMs = 0; // didOpen -> publishDiagnostics, and the server's CPU for it
+  double ShutdownMs = -1;            // `shutdown` written right behind a didOpen -> its answer
+  double EngineMs = 0;               // the engine's parse and lint of the same text (CPU)
+  long Findings = -1, EngineFindings = -1;
+  size_t Interrupted = 0;
+};
+
+/// A server over pipes that opens \p Text: with \p ShutdownAtOnce, `shutdown` follows the
+/// didOpen at once (how long it waits for its answer), else the diagnostics are awaited.
+void runLarge(const std::string &Text, bool ShutdownAtOnce, Large &Out) {
+  int ToServer[2], FromServer[2];
+  if (::pipe(ToServer) || ::pipe(FromServer)) {
+    std::perror("pipe");
+    return;
+  }
+  lsp::EditStats Stats;
+  std::thread ServerThread([&] {
+    lsp::FdSource In(ToServer[0]);
+    llvm::raw_fd_ostream Os(FromServer[1], /*shouldClose=*/false);
+    lsp::Transport T(In, Os);
+    lsp::Server S(rules::registry(), lsp::ServerOptions{});
+    S.run(T);
+    Stats = S.editStats();
+    Os.flush();
+    ::close(FromServer[1]);
+  });
+  clockid_t ServerCpu;
+  if (pthread_getcpuclockid(ServerThread.native_handle(), &ServerCpu)) {
+    std::fprintf(stderr, "lsp bench: no thread CPU clock\n");
+    std::exit(2);
+  }
+  Reader R(FromServer[0]);
+  using llvm::json::Object;
+  const std::string Uri = "file:///bench/large.py";
+  // A thread writes: a 10 MB message fills the pipe long before the server has read it.
+  std::thread Writer([&] {
+    send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                             {"params", Object{{"capabilities", Object{}}}}});
+    send(ToServer[1], Object{{"jsonrpc", "2.0"},
+                             {"method", "textDocument/didOpen"},
+                             {"params", Object{{"textDocument", Object{{"uri", Uri},
+                                                                        {"languageId", "python"},
+                                                                        {"version", 1},
+                                                                        {"text", Text}}}}}});
+  });
+  waitAnswer(R, 1);
+  double C0 = cpuMs(ServerCpu);
+  auto T0 = Clock::now();
+  Writer.join(); // the didOpen is written (the server is reading or linting it)
+  if (ShutdownAtOnce) {
+    auto S0 = Clock::now();
+    send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}});
+    while (auto M = R.next())
+      if (const auto *O = M->getAsObject(); O && O->getInteger("id").getValueOr(-1) == 2)
+        break;
+    Out.ShutdownMs = std::chrono::duration<double, std::milli>(Clock::now() - S0).count();
+  } else {
+    Out.Findings = waitDiagnostics(R, 1);
+    Out.OpenMs = std::chrono::duration<double, std::milli>(Clock::now() - T0).count();
+    Out.OpenCpuMs = cpuMs(ServerCpu) - C0;
+    send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}});
+  }
+  send(ToServer[1], Object{{"jsonrpc", "2.0"}, {"method", "exit"}});
+  ::close(ToServer[1]);
+  ServerThread.join();
+  ::close(ToServer[0]);
+  ::close(FromServer[0]);
+  Out.Interrupted += Stats.Interrupted;
+}
+
+/// The engine alone on \p Text, as `torchlint check` lints one file: parse and lint, CPU time.
+void engineLint(const std::string &Text, Large &Out) {
+  Linter L(rules::registry());
+  // The settings the server lints the document with (no configuration: the defaults).
+  ConfigResolver Resolver(rules::registry(), CliOptions{});
+  auto Cfg = Resolver.forPath("/bench/large.py");
+  if (!Cfg) {
+    std::fprintf(stderr, "lsp bench: %s\n", llvm::toString(Cfg.takeError()).c_str());
+    std::exit(2);
+  }
+  LintSettings S = Resolver.settingsFor(**Cfg, "/bench/large.py");
+  double C0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+  SourceFile F("/bench/large.py", Text);
+  Out.EngineFindings = static_cast<long>(L.lint(F, S).size());
+  Out.EngineMs = cpuMs(CLOCK_THREAD_CPUTIME_ID) - C0;
+}
+
 double pct(std::vector<double> V, double P) {
   if (V.empty())
     return 0;
@@ -397,6 +508,7 @@ std::string refusals(const std::map<std::string, size_t, std::less<>> &R) {
 
 int main(int Argc, char **Argv) {
   unsigned Edits = 200, Lines = 5000, PauseMs = 60, ClassPauseMs = 100, BurstEdits = 2000, BurstLines = 3000;
+  std::vector<double> LargeMb = {0.5, 1, 2, 10};
   bool Check = false;
   for (int I = 1; I < Argc; ++I) {
     std::string_view A = Argv[I];
@@ -408,10 +520,18 @@ int main(int Argc, char **Argv) {
       PauseMs = static_cast<unsigned>(std::stoul(Argv[++I]));
     else if (A == "--burst" && I + 1 < Argc)
       BurstEdits = static_cast<unsigned>(std::stoul(Argv[++I])) & ~1u; // even: the text ends as it began
-    else if (A == "--check")
+    else if (A == "--large" && I + 1 < Argc) {
+      LargeMb.clear();
+      for (llvm::StringRef Rest = Argv[++I]; !Rest.empty();) {
+        auto [Mb, Tail] = Rest.split(',');
+        LargeMb.push_back(std::stod(Mb.str()));
+        Rest = Tail;
+      }
+    } else if (A == "--check")
       Check = true;
     else {
-      std::fprintf(stderr, "usage: torchlint_lsp_bench [--edits N] [--lines N] [--pause-ms MS] [--burst N] [--check]\n");
+      std::fprintf(stderr, "usage: torchlint_lsp_bench [--edits N] [--lines N] [--pause-ms MS] [--burst N] "
+                           "[--large MB,MB,...] [--check]\n");
       return 2;
     }
   }
@@ -419,6 +539,7 @@ int main(int Argc, char **Argv) {
     Edits = std::min(Edits, 20u);
     ClassPauseMs = PauseMs;
     BurstEdits = std::min(BurstEdits, 200u);
+    LargeMb = {0.3}; // one size over lsp::InterruptibleBytes: the path runs, nothing is timed
   }
 
   // 1. A file of functions and small classes. The whole file after every edit (what the
@@ -491,6 +612,38 @@ int main(int Argc, char **Argv) {
   if (B.Stats.IdleChanged != 0) {
     std::fprintf(stderr, "lsp bench (burst): an idle whole-file check disagreed\n");
     return 1;
+  }
+  // 4. Large documents: the server's cost of a didOpen must be the engine's (linear in the
+  // size), and `shutdown` must not wait for the lint.
+  std::vector<std::pair<double, Large>> Rows;
+  for (double Mb : LargeMb) {
+    std::string LargeText = makeLargeSource(static_cast<size_t>(Mb * 1e6));
+    Large L;
+    engineLint(LargeText, L);
+    runLarge(LargeText, /*ShutdownAtOnce=*/false, L);
+    runLarge(LargeText, /*ShutdownAtOnce=*/true, L);
+    if (L.Findings != L.EngineFindings || L.Findings <= 0) {
+      std::fprintf(stderr, "lsp bench (large, %.1f MB): the server published %ld findings, the engine found %ld\n", Mb,
+                   L.Findings, L.EngineFindings);
+      return 1;
+    }
+    std::printf("lsp large: %5.1f MB, %ld findings: didOpen -> diagnostics %8.1f ms (server CPU %8.1f ms, "
+                "%.0f ms/MB; engine parse+lint %8.1f ms CPU, %.0f ms/MB); shutdown behind the didOpen answered "
+                "in %.1f ms\n",
+                Mb, L.Findings, L.OpenMs, L.OpenCpuMs, L.OpenCpuMs / Mb, L.EngineMs, L.EngineMs / Mb, L.ShutdownMs);
+    Rows.emplace_back(Mb, L);
+  }
+  if (Rows.size() >= 2) {
+    const auto &[MbA, A] = Rows.front();
+    const auto &[MbB, B] = Rows.back();
+    double Growth = (B.OpenCpuMs / MbB) / (A.OpenCpuMs / MbA);
+    std::printf("lsp large: server CPU per MB at %.1f MB is %.2fx that at %.1f MB (engine: %.2fx)\n", MbB, Growth, MbA,
+                (B.EngineMs / MbB) / (A.EngineMs / MbA));
+    // Linear within the noise of a shared host; a quadratic step would give 20x here.
+    if (Growth > 3) {
+      std::fprintf(stderr, "lsp bench (large): the server's cost grows faster than the document\n");
+      return 1;
+    }
   }
   std::printf("lsp: load average %s", loadAverage().c_str());
   return 0;

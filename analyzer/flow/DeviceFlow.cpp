@@ -144,6 +144,8 @@ void DeviceFlow::Impl::run() {
     const Scope &S = M.scopes()[I];
     if (S.Kind != ScopeKind::Function)
       continue;
+    if (File && File->stopRequested())
+      return; // the lint is given up: what is left would be thrown away
     if (mayMatter(S.Node) || (M.inRole(static_cast<int32_t>(I), RoleForward) && forwardMayMatter(S)) ||
         libraryMayMatter(static_cast<int32_t>(I)))
       analyseScope(static_cast<int32_t>(I));

@@ -3,6 +3,7 @@
 
 #include "diag/Suppressions.h"
 #include "semantic/Walker.h"
+#include "source/SourceFile.h"
 #include "source/Strings.h"
 
 #include <algorithm>
@@ -81,7 +82,15 @@ void Linter::finishRules(std::vector<Diagnostic> &Out, RuleContext &Ctx, const L
 }
 
 std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S,
-                                     const ProjectView *Project) const {
+                                     const ProjectView *Project, const std::function<bool()> &Stop) const {
+  // The engine reads lines at LFs (the grammar gaps, the rules' line scans); a file whose lines
+  // end at lone CRs is analysed as the same text with LFs there (as parsePython parsed it):
+  // the same length, so every finding's offsets are those of the file. Fixes written into
+  // the file take its line ends again (applyEdits).
+  if (std::optional<std::string> Unified = loneCrsAsLf(File.text())) {
+    SourceFile Same(File.path(), std::move(*Unified));
+    return lint(Same, Tree, S, Project, Stop);
+  }
   std::vector<Diagnostic> Out;
   SemanticModel Model(File.text());
   Model.setProject(Project);
@@ -91,6 +100,8 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   WalkResult W = walkFile(Root, Model, Wanted, std::move(Spare));
 
   FileContext Analyses(File, Model, Root, W.Nodes, W.Calls, W.Children, W.Kept);
+  if (Stop)
+    Analyses.setStop(&Stop);
   RuleContext Ctx(Analyses, S, Out);
   std::vector<char> On(Reg.rules().size());
   for (size_t I = 0; I < On.size(); ++I)
@@ -98,7 +109,15 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
   static const TSSymbol CallSym = symbolFor("call");
   enum : uint8_t { OtherCallee, AttributeCallee, IdentifierCallee };
   static const KindTable<uint8_t> CalleeKinds{{"attribute", AttributeCallee}, {"identifier", IdentifierCallee}};
+  uint32_t UntilAsked = 0;
   for (const NodeRef &N : W.Nodes) {
+    if (Stop && UntilAsked-- == 0) {
+      if (Stop()) {
+        Spare = std::move(W);
+        return {};
+      }
+      UntilAsked = 255;
+    }
     if (N.Flags & FlagExpectsError)
       continue; // inside `pytest.raises(...)`: the misuse is what the test checks
     Ctx.setNode(&N, N.Parts ? &W.Calls[N.Parts] : nullptr);
@@ -144,6 +163,11 @@ std::vector<Diagnostic> Linter::lint(const SourceFile &File, const TSTree *Tree,
       Ctx.setRule(Reg.rules()[I].get());
       Reg.rules()[I]->check(N, Ctx);
     }
+  }
+
+  if (Stop && Stop()) { // the flow, built by the last rules, may have stopped short
+    Spare = std::move(W);
+    return {};
   }
 
   if (W.HasError && S.enabled(SyntaxErrorCode)) {

@@ -10,6 +10,7 @@
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/StringRef.h>
 
+#include <functional>
 #include <vector>
 
 namespace torchlint {
@@ -25,9 +26,14 @@ public:
 
   /// Lints \p File whose tree is \p Tree. Diagnostics come sorted by position, then code.
   /// With \p Project, the file's imports of the project's own modules are resolved and their
-  /// summaries used; without, every other module is unknown.
+  /// summaries used; without, every other module is unknown. \p Stop, when set, is asked
+  /// between steps (every few hundred nodes, every function the flow interprets) whether to
+  /// give the lint up: an editor's text changed under it, or the server is shutting down.
+  /// A lint given up returns nothing and tells \p Project nothing; the caller, whose \p Stop
+  /// said so, knows.
   std::vector<Diagnostic> lint(const SourceFile &File, const TSTree *Tree, const LintSettings &S,
-                               const ProjectView *Project = nullptr) const;
+                               const ProjectView *Project = nullptr,
+                               const std::function<bool()> &Stop = {}) const;
   /// Parses and lints.
   std::vector<Diagnostic> lint(const SourceFile &File, const LintSettings &S, const ProjectView *Project = nullptr) const;
 

@@ -1,6 +1,7 @@
 // Parser and node helpers for the tree-sitter Python grammar.
 #include "parse/Tree.h"
 
+#include "source/SourceFile.h"
 #include "source/Strings.h"
 
 #include <array>
@@ -51,7 +52,7 @@ struct ParserHolder {
 };
 } // namespace
 
-TreePtr parsePython(std::string_view Text, const TSTree *Old) {
+TreePtr parsePython(std::string_view Text, const TSTree *Old, const std::function<bool()> &Stop) {
   // tree-sitter-python 0.23.6's scanner does not clear its "inside an f-string" flag when a
   // parse starts: a parser whose last parse ended with it set (an incremental parse after an
   // edit inside an f-string) lexed the start of the next file as f-string text and reported
@@ -60,7 +61,23 @@ TreePtr parsePython(std::string_view Text, const TSTree *Old) {
   // per parse made the parse 4% slower).
   thread_local ParserHolder Holder;
   ts_parser_set_language(Holder.P, pythonLanguage());
-  TSTree *T = ts_parser_parse_string(Holder.P, Old, Text.data(), static_cast<uint32_t>(Text.size()));
+  // Python ends a line at a lone CR too (old Mac files); the grammar's scanner does not, and
+  // would read such a file as one line. It reads a copy where each lone CR is a LF: the same
+  // length, so every offset, and the tree's rows, are those of the text.
+  std::optional<std::string> Unified = loneCrsAsLf(Text);
+  if (Unified)
+    Text = *Unified;
+  if (!Stop)
+    return TreePtr(ts_parser_parse_string(Holder.P, Old, Text.data(), static_cast<uint32_t>(Text.size())));
+  // In slices: a parse that runs out of its time returns null, and the same call resumes it.
+  ts_parser_set_timeout_micros(Holder.P, 10000);
+  TSTree *T;
+  while (!(T = ts_parser_parse_string(Holder.P, Old, Text.data(), static_cast<uint32_t>(Text.size()))))
+    if (Stop()) {
+      ts_parser_reset(Holder.P); // the next parse starts afresh
+      break;
+    }
+  ts_parser_set_timeout_micros(Holder.P, 0);
   return TreePtr(T);
 }
 

@@ -5,6 +5,7 @@
 #include <llvm/ADT/SmallVector.h>
 #include <tree_sitter/api.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -30,8 +31,10 @@ struct TreeDeleter {
 };
 using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 
-/// Parses \p Text with this thread's parser. \p Old enables incremental reparsing.
-TreePtr parsePython(std::string_view Text, const TSTree *Old = nullptr);
+/// Parses \p Text with this thread's parser. \p Old enables incremental reparsing. \p Stop,
+/// when set, is asked every few milliseconds of parsing whether to give the parse up (then
+/// the result is null).
+TreePtr parsePython(std::string_view Text, const TSTree *Old = nullptr, const std::function<bool()> &Stop = {});
 
 /// A node's source text, kind and children without allocating.
 class NodeText {

@@ -9,6 +9,7 @@
 #include "semantic/SemanticModel.h"
 #include "source/SourceFile.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -80,6 +81,11 @@ public:
     return build<T>(I);
   }
 
+  /// Whether the lint is to be given up now (Linter::lint's \p Stop): long analyses ask between
+  /// steps, and what they leave unfinished is thrown away with the lint.
+  bool stopRequested() const { return Stop && *Stop && (*Stop)(); }
+  void setStop(const std::function<bool()> *S) { Stop = S; }
+
   /// The analysis \p T if something asked for it already, else null (builds nothing).
   template <class T> const T *built() const {
     size_t I = detail::analysisIndex<T>();
@@ -107,6 +113,7 @@ private:
   mutable size_t PartsHint = 0;  // partsOf()'s last answer, in Nodes
   mutable size_t KeptHint = 0;  // childrenOf()'s, in Kept
   mutable std::vector<std::shared_ptr<void>> Slots; // by detail::analysisIndex<T>()
+  const std::function<bool()> *Stop = nullptr;
 };
 
 /// The named children of a node: as the walk met them where it kept them

@@ -58,6 +58,19 @@ uint32_t SourceFile::lineOf(uint32_t Offset) const {
   return static_cast<uint32_t>(It - Starts.begin()) - 1;
 }
 
+std::optional<std::string> loneCrsAsLf(std::string_view Text) {
+  std::optional<std::string> Out;
+  if (!std::memchr(Text.data(), '\r', Text.size()))
+    return Out; // most files: one fast scan
+  for (size_t I = Text.find('\r'); I != std::string_view::npos; I = Text.find('\r', I + 1))
+    if (I + 1 == Text.size() || Text[I + 1] != '\n') {
+      if (!Out)
+        Out.emplace(Text);
+      (*Out)[I] = '\n';
+    }
+  return Out;
+}
+
 unsigned utf8SequenceLength(unsigned char Lead) {
   if (Lead < 0x80)
     return 1;
@@ -171,9 +184,11 @@ std::optional<InvalidUtf8> SourceFile::firstInvalidUtf8() const {
   return std::nullopt;
 }
 
-bool SourceFile::usesCrlf() const {
-  size_t Pos = Text.find('\n');
-  return Pos != std::string::npos && Pos > 0 && Text[Pos - 1] == '\r';
+std::string_view SourceFile::newline() const {
+  size_t Pos = Text.find_first_of("\r\n");
+  if (Pos == std::string::npos || Text[Pos] == '\n')
+    return "\n";
+  return Pos + 1 < Text.size() && Text[Pos + 1] == '\n' ? "\r\n" : "\r";
 }
 
 static bool testPath(std::string_view P) {

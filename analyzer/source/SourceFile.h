@@ -52,7 +52,10 @@ public:
   /// The first byte sequence that is not valid UTF-8, if any.
   std::optional<InvalidUtf8> firstInvalidUtf8() const;
   /// Whether the line terminators are CRLF (decided by the first terminator).
-  bool usesCrlf() const;
+  bool usesCrlf() const { return newline() == "\r\n"; }
+  /// The file's line terminator, decided by its first: "\n", "\r\n", or "\r" (old Mac files,
+  /// which Python reads too). "\n" when there is none.
+  std::string_view newline() const;
 
 private:
   /// Where each line starts, built once on first use (from any thread).
@@ -83,6 +86,11 @@ private:
   mutable std::once_flag WideIndexed;
   mutable WideIndex Wide;
 };
+
+/// \p Text with each lone CR (a line end in Python, as in old Mac files) made a LF, or nullopt
+/// when it has none. The same length: every offset, line and column holds in both. The parser
+/// and the rules read lines at LFs; they are given this text.
+std::optional<std::string> loneCrsAsLf(std::string_view Text);
 
 /// Length in bytes of the UTF-8 sequence starting with \p Lead (1 for invalid leads).
 unsigned utf8SequenceLength(unsigned char Lead);

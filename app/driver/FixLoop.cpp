@@ -41,13 +41,15 @@ bool conflicts(const Edit &A, const Edit &B) {
   return A.Range.Begin <= B.Range.End && B.Range.Begin <= A.Range.End;
 }
 
-std::string withCrlf(const std::string &S) {
+/// \p S with each LF the fix wrote (not one of a CRLF) spelled \p Newline.
+std::string withNewline(const std::string &S, std::string_view Newline) {
   std::string Out;
   Out.reserve(S.size());
   for (size_t I = 0; I < S.size(); ++I) {
     if (S[I] == '\n' && (I == 0 || S[I - 1] != '\r'))
-      Out += '\r';
-    Out += S[I];
+      Out += Newline;
+    else
+      Out += S[I];
   }
   return Out;
 }
@@ -74,7 +76,7 @@ uint32_t lineNumber(std::string_view Text, uint32_t Offset) {
 
 } // namespace
 
-std::optional<std::string> applyEdits(std::string_view Text, std::vector<Edit> Edits, bool Crlf) {
+std::optional<std::string> applyEdits(std::string_view Text, std::vector<Edit> Edits, std::string_view Newline) {
   // Stable: insertions at one offset keep the order the fix gave them.
   std::stable_sort(Edits.begin(), Edits.end(),
                    [](const Edit &A, const Edit &B) { return A.Range.Begin < B.Range.Begin; });
@@ -85,7 +87,7 @@ std::optional<std::string> applyEdits(std::string_view Text, std::vector<Edit> E
     if (E.Range.End < E.Range.Begin || E.Range.End > Text.size() || E.Range.Begin < At)
       return std::nullopt;
     Out.append(Text.substr(At, E.Range.Begin - At));
-    Out += Crlf ? withCrlf(E.Replacement) : E.Replacement;
+    Out += Newline == "\n" ? E.Replacement : withNewline(E.Replacement, Newline);
     At = E.Range.End;
   }
   Out.append(Text.substr(At));
@@ -100,7 +102,7 @@ size_t countSyntaxErrors(std::string_view Text) {
 FixResult fixText(const std::string &Path, std::string Text, const Linter &L, const LintSettings &S,
                   const FixOptions &O) {
   auto Source = std::make_shared<SourceFile>(Path, std::move(Text));
-  const bool Crlf = Source->usesCrlf();
+  const std::string Newline(Source->newline());
   TreePtr Tree = parsePython(Source->text());
   size_t Errors = countErrors(Tree.get());
   std::vector<Diagnostic> Diags = Tree ? L.lint(*Source, Tree.get(), S, O.Project) : std::vector<Diagnostic>{};
@@ -153,7 +155,7 @@ FixResult fixText(const std::string &Path, std::string Text, const Linter &L, co
     }
     if (Chosen.empty())
       break;
-    std::optional<std::string> Next = applyEdits(Current, Taken, Crlf);
+    std::optional<std::string> Next = applyEdits(Current, Taken, Newline);
     if (!Next || *Next == Current)
       break; // fixes that change nothing: settled
     TreePtr NextTree = parsePython(*Next);
@@ -162,7 +164,7 @@ FixResult fixText(const std::string &Path, std::string Text, const Linter &L, co
       // Name the rule whose fix broke the syntax: each fix alone, against this pass's text.
       std::vector<const Diagnostic *> Culprits;
       for (const Diagnostic *D : Chosen) {
-        auto Alone = applyEdits(Current, D->Fix->Edits, Crlf);
+        auto Alone = applyEdits(Current, D->Fix->Edits, Newline);
         if (!Alone || countSyntaxErrors(*Alone) > Errors)
           Culprits.push_back(D);
       }

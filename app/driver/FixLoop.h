@@ -46,10 +46,10 @@ struct FixResult {
 FixResult fixText(const std::string &Path, std::string Text, const Linter &L, const LintSettings &S,
                   const FixOptions &O);
 
-/// Applies \p Edits (non-overlapping; any order) to \p Text. With \p Crlf, line feeds in
-/// replacements become CRLF so that a file keeps its line endings. Returns nullopt when
-/// two edits overlap or one lies outside the text.
-std::optional<std::string> applyEdits(std::string_view Text, std::vector<Edit> Edits, bool Crlf = false);
+/// Applies \p Edits (non-overlapping; any order) to \p Text. Line feeds in replacements
+/// become \p Newline (SourceFile::newline(): CRLF, or a lone CR) so that a file keeps its line
+/// endings. Returns nullopt when two edits overlap or one lies outside the text.
+std::optional<std::string> applyEdits(std::string_view Text, std::vector<Edit> Edits, std::string_view Newline = "\n");
 
 /// Number of syntax errors (ERROR and missing nodes) in \p Text's parse.
 size_t countSyntaxErrors(std::string_view Text);

@@ -21,6 +21,14 @@ enum class ErrorCode : int {
   RequestCancelled = -32800,
 };
 
+/// A JSON-RPC request id, to be echoed exactly in the response. llvm::json reads an integer
+/// beyond 64 bits (or `1.0`, `1e3`) as a double, which prints as another number; so the id
+/// keeps the text it had in the message.
+struct RequestId {
+  llvm::json::Value Value = nullptr; // a number or a string; null when it could not be read
+  std::string Raw;                   // its text as the client wrote it; empty when unknown
+};
+
 struct Position {
   int line = 0;
   int character = 0; // in the negotiated encoding's code units

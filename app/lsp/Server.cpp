@@ -14,6 +14,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 #include <unistd.h>
 
@@ -85,7 +86,9 @@ Server::Server(const Registry &R, ServerOptions O)
           if (D->AbsPath == Abs && D->File)
             return std::string(D->File->text());
         return std::nullopt;
-      })) {}
+      })) {
+  Stop = [this] { return lintMoot(); };
+}
 
 // A document's text changed (or it opened or closed): what the project read of it is stale,
 // and the open documents that import it are checked again when the editor is idle.
@@ -126,23 +129,35 @@ llvm::StringRef changedUri(const Incoming &In) {
   auto Uri = Doc->getString("uri");
   return Uri ? *Uri : llvm::StringRef();
 }
+/// Whether \p In is `shutdown` or `exit`.
+bool endsSession(const Incoming &In) {
+  const Object *O = In.K == Incoming::Message ? In.Msg.getAsObject() : nullptr;
+  auto Method = O ? O->getString("method") : llvm::Optional<llvm::StringRef>();
+  return Method && (*Method == "shutdown" || *Method == "exit");
+}
 } // namespace
+
+void Server::readAhead(Transport &T) {
+  while ((Pending.empty() || Pending.back().K != Incoming::End) && Pending.size() < MaxReadAhead && T.ready())
+    Pending.push_back(T.read());
+}
 
 void Server::run(Transport &T) {
   Out = &T;
+  Reading = &T;
   while (!Exited) {
     if (Pending.empty()) {
       // Idle: check what the last edits re-linted in part, one document at a time, for as
-      // long as the client sends nothing.
+      // long as the client sends nothing. (A long lint reads ahead: then Pending is not empty.)
       flushEdits();
-      while (Opts.CheckWhenIdle && !T.ready() && checkOneWhenIdle()) {
+      while (Opts.CheckWhenIdle && Pending.empty() && !T.ready() && checkOneWhenIdle()) {
       }
-      Pending.push_back(T.read());
+      if (Pending.empty())
+        Pending.push_back(T.read());
     }
     // Read what the client already sent, so a request cancelled behind it is never worked on,
     // and edits queued behind an edit are linted once, after the last of them.
-    while (Pending.back().K != Incoming::End && Pending.size() < MaxReadAhead && T.ready())
-      Pending.push_back(T.read());
+    readAhead(T);
     Incoming In = std::move(Pending.front());
     Pending.pop_front();
     if (In.K == Incoming::End) {
@@ -154,22 +169,77 @@ void Server::run(Transport &T) {
       // The id cannot be known: JSON-RPC answers such errors with a null id.
       llvm::errs() << "torchlint lsp: " << In.Why << "\n";
       flushEdits();
-      replyError(nullptr, In.Code, In.Why);
+      replyError(RequestId{}, In.Code, In.Why);
       continue;
     }
     // Whatever is not an edit sees every edit before it linted: a request is answered after
-    // at most the one lint of the text as it is now.
+    // at most the one lint of the text as it is now. `shutdown` and `exit` need no lint.
     llvm::StringRef Uri = changedUri(In);
-    if (Uri.empty())
+    if (Uri.empty() && !endsSession(In))
       flushEdits();
     DeferLint = !Uri.empty() && !Pending.empty() && changedUri(Pending.front()) == Uri;
-    handle(In.Msg);
+    handle(In);
     DeferLint = false;
   }
+  Reading = nullptr;
   Out = nullptr;
 }
 
-bool Server::cancelledLater(const Value &Id) const {
+const std::function<bool()> &Server::stopFor(const Document &D, bool Idle) {
+  Interrupted = false;
+  if (D.File->size() < InterruptibleBytes)
+    return NoStop;
+  Linting = &D;
+  LintingIdle = Idle;
+  LastLook = {}; // the first ask looks: what arrived since the last lint may make this one moot
+  return Stop;
+}
+
+bool Server::lintMoot() {
+  if (Interrupted)
+    return true;
+  // Looking at the input costs a system call: a few hundred looks a second are enough.
+  auto Now = std::chrono::steady_clock::now();
+  if (Now - LastLook < std::chrono::milliseconds(5))
+    return false;
+  LastLook = Now;
+  if (Reading)
+    readAhead(*Reading);
+  bool RequestFirst = false; // a request before a change must see this lint's findings
+  for (const Incoming &I : Pending) {
+    if (I.K == Incoming::End)
+      break;
+    if (LintingIdle)
+      return Interrupted = true; // the client comes before an idle check
+    const Object *O = I.K == Incoming::Message ? I.Msg.getAsObject() : nullptr;
+    auto Method = O ? O->getString("method") : llvm::Optional<llvm::StringRef>();
+    if (!Method)
+      continue;
+    if (*Method == "shutdown" || *Method == "exit")
+      return Interrupted = true;
+    if (O->get("id"))
+      RequestFirst = true;
+    else if (!RequestFirst && (*Method == "textDocument/didChange" || *Method == "textDocument/didClose"))
+      if (const Object *P = O->getObject("params"))
+        if (const Object *Doc = P->getObject("textDocument"))
+          if (Doc->getString("uri") == llvm::StringRef(Linting->Uri))
+            return Interrupted = true;
+  }
+  return false;
+}
+
+void Server::gaveUp(Document &D) {
+  D.Diags.clear();
+  D.Linted = D.NeedsCheck = false;
+  D.Words.reset();
+  if (!D.Unlinted)
+    D.Unlinted.emplace();
+  D.Unlinted->TryUnit = false;
+  D.Unlinted->Reparse |= !D.Tree;
+  ++Stats.Interrupted;
+}
+
+bool Server::cancelledLater(const RequestId &Id) const {
   for (const Incoming &I : Pending) {
     if (I.K != Incoming::Message)
       continue;
@@ -177,24 +247,27 @@ bool Server::cancelledLater(const Value &Id) const {
     if (!O || O->getString("method") != llvm::StringRef("$/cancelRequest"))
       continue;
     if (const Object *P = O->getObject("params"))
-      if (const Value *C = P->get("id"); C && *C == Id)
+      if (const Value *C = P->get("id"); C && *C == Id.Value)
         return true;
   }
   return false;
 }
 
-void Server::handle(const Value &Msg) {
-  const Object *O = Msg.getAsObject();
+void Server::handle(const Incoming &In) {
+  const Object *O = In.Msg.getAsObject();
   if (!O) {
-    replyError(nullptr, ErrorCode::InvalidRequest, "a message must be a JSON object");
+    replyError(RequestId{}, ErrorCode::InvalidRequest, "a message must be a JSON object");
     return;
   }
   const Value *Id = O->get("id");
+  RequestId Rid;
+  if (Id && (Id->kind() == Value::Number || Id->kind() == Value::String))
+    Rid = RequestId{*Id, In.RawId};
   auto Method = O->getString("method");
   if (!Method) {
     // A response to one of our requests (registration, refresh): nothing waits on it.
     if (!Id || !(O->get("result") || O->get("error")))
-      replyError(Id ? *Id : Value(nullptr), ErrorCode::InvalidRequest, "message without a method");
+      replyError(Id ? RequestId{*Id, In.RawId} : RequestId{}, ErrorCode::InvalidRequest, "message without a method");
     return;
   }
   static const Value Null = nullptr;
@@ -203,10 +276,10 @@ void Server::handle(const Value &Msg) {
     Params = &Null;
   if (Id) {
     if (Id->kind() != Value::Number && Id->kind() != Value::String) {
-      replyError(nullptr, ErrorCode::InvalidRequest, "a request id must be a number or a string");
+      replyError(RequestId{}, ErrorCode::InvalidRequest, "a request id must be a number or a string");
       return;
     }
-    handleRequest(*Method, *Id, *Params);
+    handleRequest(*Method, Rid, *Params);
   } else {
     handleNotification(*Method, *Params);
   }
@@ -223,7 +296,7 @@ template <typename T> std::optional<T> parseParams(const Value &V, std::string &
 }
 } // namespace
 
-void Server::handleRequest(llvm::StringRef Method, const Value &Id, const Value &Params) {
+void Server::handleRequest(llvm::StringRef Method, const RequestId &Id, const Value &Params) {
   if (cancelledLater(Id)) {
     replyError(Id, ErrorCode::RequestCancelled, "cancelled");
     return;
@@ -329,14 +402,15 @@ void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
     log(1, "torchlint: " + Method + ": " + Error);
 }
 
-void Server::reply(const Value &Id, Value Result) {
-  Out->send(Object{{"jsonrpc", "2.0"}, {"id", Id}, {"result", std::move(Result)}});
+void Server::reply(const RequestId &Id, Value Result) {
+  Out->send(Object{{"jsonrpc", "2.0"}, {"id", Id.Value}, {"result", std::move(Result)}}, Id.Raw);
 }
 
-void Server::replyError(const Value &Id, ErrorCode Code, llvm::StringRef Message) {
+void Server::replyError(const RequestId &Id, ErrorCode Code, llvm::StringRef Message) {
   Out->send(Object{{"jsonrpc", "2.0"},
-                   {"id", Id},
-                   {"error", Object{{"code", static_cast<int>(Code)}, {"message", Message}}}});
+                   {"id", Id.Value},
+                   {"error", Object{{"code", static_cast<int>(Code)}, {"message", Message}}}},
+            Id.Raw);
 }
 
 void Server::notify(llvm::StringRef Method, Value Params) {
@@ -394,11 +468,15 @@ void Server::didOpen(const DidOpenTextDocumentParams &P) {
   D->Path = uriToPath(D->Uri).value_or(D->Uri);
   D->Version = P.textDocument.version;
   D->File = std::make_unique<SourceFile>(D->Path, P.textDocument.text);
-  D->Tree = parsePython(D->File->text());
   Document &Ref = *D;
   Docs[P.textDocument.uri] = std::move(D);
-  lint(Ref);
-  publish(Ref);
+  Ref.Tree = parsePython(Ref.File->text(), nullptr, stopFor(Ref, false));
+  if (!Interrupted)
+    lint(Ref);
+  if (Interrupted)
+    gaveUp(Ref);
+  else
+    publish(Ref);
   moduleChanged(Ref.AbsPath);
 }
 
@@ -457,12 +535,13 @@ void Server::applyChanges(Document &D, const DidChangeTextDocumentParams &P) {
       Edit.new_end_byte = B + static_cast<uint32_t>(C.text.size());
       Edit.start_point = pointOf(F, B);
       Edit.old_end_point = pointOf(F, E);
-      size_t LastNL = C.text.rfind('\n');
-      if (LastNL == std::string::npos)
+      // Rows as the parser counts them: a lone CR ends a line too (parsePython).
+      SourceFile Inserted(std::string(), C.text);
+      uint32_t Rows = Inserted.lineCount() - 1;
+      if (Rows == 0)
         Edit.new_end_point = {Edit.start_point.row, Edit.start_point.column + static_cast<uint32_t>(C.text.size())};
       else
-        Edit.new_end_point = {Edit.start_point.row + static_cast<uint32_t>(std::count(C.text.begin(), C.text.end(), '\n')),
-                              static_cast<uint32_t>(C.text.size() - LastNL - 1)};
+        Edit.new_end_point = {Edit.start_point.row + Rows, Inserted.size() - Inserted.lineStart(Rows)};
       ts_tree_edit(D.Tree.get(), &Edit);
     }
     if (Ch.TryUnit) {
@@ -478,29 +557,39 @@ void Server::applyChanges(Document &D, const DidChangeTextDocumentParams &P) {
 }
 
 void Server::finishEdits(Document &D) {
-  if (!D.Unlinted)
+  if (!D.Unlinted || ShutdownRequested)
     return;
   Document::Changes Ch = std::move(*D.Unlinted);
   D.Unlinted.reset();
+  Interrupted = false;
   if (Ch.Reparse) {
-    D.Tree = parsePython(D.File->text(), D.Tree.get());
+    D.Tree = parsePython(D.File->text(), D.Tree.get(), stopFor(D, false));
     // tree-sitter recovers from a syntax error differently when it reuses the old tree; parse
     // afresh so the editor shows the error where `torchlint check` does.
     if (D.Tree && ts_node_has_error(ts_tree_root_node(D.Tree.get())))
-      D.Tree = parsePython(D.File->text());
+      D.Tree = parsePython(D.File->text(), nullptr, stopFor(D, false));
   }
-  std::optional<LintSettings> S = settingsFor(D);
-  if (!S)
-    clearFindings(D);
-  else if (!(Ch.TryUnit && Ch.OldFile && Ch.Span &&
-             lintUnit(D, *S, Ch.OldUnits, Ch.OldFile->text(), Ch.OldHadError, Ch.OldWords ? &*Ch.OldWords : nullptr,
-                      *Ch.Span)))
-    lintWith(D, *S);
-  publish(D);
+  if (!Interrupted) {
+    std::optional<LintSettings> S = settingsFor(D);
+    if (!S)
+      clearFindings(D);
+    else if (!(Ch.TryUnit && Ch.OldFile && Ch.Span &&
+               lintUnit(D, *S, Ch.OldUnits, Ch.OldFile->text(), Ch.OldHadError,
+                        Ch.OldWords ? &*Ch.OldWords : nullptr, *Ch.Span)))
+      lintWith(D, *S);
+  }
+  // Given up, the editor keeps showing what it showed (it moves the findings with its edits)
+  // until a lint that runs to the end publishes.
+  if (Interrupted)
+    gaveUp(D);
+  else
+    publish(D);
   moduleChanged(D.AbsPath);
 }
 
 void Server::flushEdits() {
+  if (ShutdownRequested)
+    return; // nothing is linted any more
   for (auto &[Uri, D] : Docs)
     finishEdits(*D);
 }
@@ -509,6 +598,11 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
                       bool OldHadError, const WordIndex *OldWords, const EditSpan &E) {
   if (!D.Tree)
     return false;
+  // The unit planner reads lines at LFs; a file with lone CRs is linted whole (it is rare).
+  if (std::memchr(D.File->text().data(), '\r', D.File->size()) && loneCrsAsLf(D.File->text())) {
+    ++Stats.Refusals["lone CR line ends"];
+    return false;
+  }
   PlanResult R = planUnitRelint(OldUnits, OldText, OldHadError, ts_tree_root_node(D.Tree.get()), D.File->text(), E,
                                 D.Diags, Lint.fileWideWords(S), OldWords, Opts.MethodRelint);
   if (!R.MethodRefusal.empty())
@@ -522,7 +616,10 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
     return false;
   SourceFile Masked(D.Path, std::move(R.Plan->Masked));
   std::optional<ProjectIndex::FileView> View = viewFor(D);
-  D.Diags = mergeUnitDiagnostics(D.Diags, Lint.lint(Masked, T.get(), S, View ? &*View : nullptr), *R.Plan, E);
+  std::vector<torchlint::Diagnostic> Found = Lint.lint(Masked, T.get(), S, View ? &*View : nullptr, stopFor(D, false));
+  if (Interrupted)
+    return true; // finishEdits gives the document up
+  D.Diags = mergeUnitDiagnostics(D.Diags, std::move(Found), *R.Plan, E);
   if (View)
     for (auto &[Path, Hash] : View->dependencies())
       D.Deps.insert(Path);
@@ -537,11 +634,20 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
 }
 
 bool Server::checkOneWhenIdle() {
+  if (ShutdownRequested)
+    return false;
   for (auto &[Uri, D] : Docs) {
     if (!D->NeedsCheck)
       continue;
     std::vector<torchlint::Diagnostic> Before = std::move(D->Diags);
-    lint(*D);
+    lint(*D, /*Idle=*/true);
+    if (Interrupted) {
+      // The client spoke first: what the partial lint found stands until the next quiet time.
+      D->Diags = std::move(Before);
+      D->Linted = D->NeedsCheck = true;
+      ++Stats.Interrupted;
+      return false;
+    }
     ++Stats.IdleChecks;
     if (Before != D->Diags) {
       ++Stats.IdleChanged;
@@ -572,7 +678,10 @@ void Server::reloadConfig() {
   ReportedConfigErrors.clear();
   for (auto &[Uri, D] : Docs) {
     lint(*D);
-    publish(*D);
+    if (Interrupted)
+      gaveUp(*D);
+    else
+      publish(*D);
   }
   if (PullMode && RefreshSupport)
     request("workspace/diagnostic/refresh", nullptr);
@@ -603,19 +712,24 @@ void Server::clearFindings(Document &D) {
   D.Linted = D.NeedsCheck = false;
 }
 
-void Server::lint(Document &D) {
+void Server::lint(Document &D, bool Idle) {
+  Interrupted = false;
   if (std::optional<LintSettings> S = settingsFor(D))
-    lintWith(D, *S);
+    lintWith(D, *S, Idle);
   else
     clearFindings(D);
 }
 
-void Server::lintWith(Document &D, const LintSettings &S) {
+void Server::lintWith(Document &D, const LintSettings &S, bool Idle) {
   clearFindings(D);
   if (!D.Tree)
     return;
   std::optional<ProjectIndex::FileView> View = viewFor(D);
-  D.Diags = Lint.lint(*D.File, D.Tree.get(), S, View ? &*View : nullptr);
+  std::vector<torchlint::Diagnostic> Found =
+      Lint.lint(*D.File, D.Tree.get(), S, View ? &*View : nullptr, stopFor(D, Idle));
+  if (Interrupted)
+    return; // the caller gives the document up
+  D.Diags = std::move(Found);
   D.Deps.clear();
   if (View)
     for (auto &[Path, Hash] : View->dependencies())
@@ -687,7 +801,7 @@ std::optional<TextEdit> Server::disableEdit(const Document &D, const torchlint::
     return std::nullopt;
   uint32_t Last = F.lineStart(Line) + static_cast<uint32_t>(Len); // last non-blank byte
   uint32_t End = Last + 1;
-  if (Text[Len] == '\\')
+  if (Text[Len] == '\\' || !D.Tree)
     return std::nullopt; // a comment after a line continuation is a syntax error
   TSNode Root = ts_tree_root_node(D.Tree.get());
   TSNode At = ts_node_descendant_for_byte_range(Root, Last, End);
@@ -818,8 +932,8 @@ std::string Server::ruleHover(const Rule &R) const {
 
 Value Server::hover(const TextDocumentPositionParams &P) {
   Document *D = find(P.textDocument.uri);
-  if (!D)
-    return nullptr;
+  if (!D || !D->Tree)
+    return nullptr; // no tree: a parse given up (shutdown behind it), and no findings
   const SourceFile &F = *D->File;
   uint32_t At = F.offset({static_cast<uint32_t>(P.position.line), static_cast<uint32_t>(P.position.character)}, Unit);
   auto Result = [&](const std::string &Md, TextRange R) {

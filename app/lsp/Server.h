@@ -10,7 +10,9 @@
 #include "lsp/Protocol.h"
 #include "lsp/Transport.h"
 
+#include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -33,6 +35,12 @@ struct ServerOptions {
   bool CheckWhenIdle = true;
 };
 
+/// Documents from this size on are parsed and linted so that the lint can be given up when
+/// what it would find is moot: `shutdown` or `exit` arrived, or a later change of the document
+/// (then the document is linted whole when the client next waits). Smaller ones lint in well
+/// under half a second, and are always linted to the end.
+inline constexpr size_t InterruptibleBytes = 256u << 10;
+
 /// How edits were linted, for tests and the benchmark.
 struct EditStats {
   size_t WholeFile = 0;   // edits linted as a whole file
@@ -42,6 +50,7 @@ struct EditStats {
   size_t IdleChanged = 0; // of those, how many found something else (and published it)
   size_t Lints = 0;       // lints run, of whole files or units, for any reason
   size_t Merged = 0;      // edits applied without a lint of their own: a later queued edit's lint covers them
+  size_t Interrupted = 0; // lints (or parses) of a large document given up: its text changed again, or shutdown
   std::map<std::string, size_t, std::less<>> Refusals; // why edits were linted as the whole file
   std::map<std::string, size_t, std::less<>> MethodRefusals; // why edits inside a class re-linted all of it
 };
@@ -68,13 +77,13 @@ public:
 private:
   struct Document;
 
-  void handle(const llvm::json::Value &Msg);
-  void handleRequest(llvm::StringRef Method, const llvm::json::Value &Id, const llvm::json::Value &Params);
+  void handle(const Incoming &In);
+  void handleRequest(llvm::StringRef Method, const RequestId &Id, const llvm::json::Value &Params);
   void handleNotification(llvm::StringRef Method, const llvm::json::Value &Params);
-  bool cancelledLater(const llvm::json::Value &Id) const;
+  bool cancelledLater(const RequestId &Id) const;
 
-  void reply(const llvm::json::Value &Id, llvm::json::Value Result);
-  void replyError(const llvm::json::Value &Id, ErrorCode Code, llvm::StringRef Message);
+  void reply(const RequestId &Id, llvm::json::Value Result);
+  void replyError(const RequestId &Id, ErrorCode Code, llvm::StringRef Message);
   void notify(llvm::StringRef Method, llvm::json::Value Params);
   void request(llvm::StringRef Method, llvm::json::Value Params);
   void log(int Type, const llvm::Twine &Message);
@@ -97,9 +106,10 @@ private:
   /// The project's view of \p D for a lint (nullopt outside every project).
   std::optional<ProjectIndex::FileView> viewFor(Document &D);
   void moduleChanged(const std::string &AbsPath);
-  /// Lints \p D again from its current tree.
-  void lint(Document &D);
-  void lintWith(Document &D, const LintSettings &S);
+  /// Lints \p D again from its current tree (\p Idle: an idle check, which anything from the
+  /// client interrupts).
+  void lint(Document &D, bool Idle = false);
+  void lintWith(Document &D, const LintSettings &S, bool Idle = false);
   void clearFindings(Document &D);
   /// The settings for \p D, or nullopt when it is not to be linted (excluded, bad config).
   std::optional<LintSettings> settingsFor(Document &D);
@@ -107,8 +117,17 @@ private:
   /// lsp/Incremental.h can vouch for it; false when the whole file must be linted.
   bool lintUnit(Document &D, const LintSettings &S, const std::vector<TopUnit> &OldUnits, std::string_view OldText,
                 bool OldHadError, const WordIndex *OldWords, const EditSpan &E);
-  /// Runs one pending idle check; false when there was none.
+  /// Runs one pending idle check; false when there was none or it was given up.
   bool checkOneWhenIdle();
+  /// Reads what the client already sent into Pending, without waiting.
+  void readAhead(Transport &T);
+  /// The Stop of a parse or lint of \p D (Linter::lint): set for a large document.
+  const std::function<bool()> &stopFor(const Document &D, bool Idle);
+  /// Whether the parse or lint under way is moot (what stopFor's function asks).
+  bool lintMoot();
+  /// After a parse or lint of \p D was given up: no findings stand for its text, and it is
+  /// linted whole when next flushed.
+  void gaveUp(Document &D);
   void publish(const Document &D);
   std::vector<Diagnostic> toLsp(const Document &D) const;
   Diagnostic toLsp(const Document &D, const torchlint::Diagnostic &Diag) const;
@@ -132,6 +151,13 @@ private:
   int NextRequestId = 0;
   Transport *Out = nullptr;
   std::deque<Incoming> Pending; // read ahead, so a later $/cancelRequest can be seen
+  Transport *Reading = nullptr; // what run() reads: a long lint reads ahead while it runs
+  // The document being parsed or linted with a Stop, whether for an idle check, and whether
+  // lintMoot() said to give it up.
+  const Document *Linting = nullptr;
+  bool LintingIdle = false, Interrupted = false;
+  std::chrono::steady_clock::time_point LastLook;
+  std::function<bool()> Stop, NoStop;
   // The message being handled is a didChange followed in Pending by another one of the same
   // document: its lint would be stale before anyone read it.
   bool DeferLint = false;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 #include <poll.h>
 #include <unistd.h>
 
@@ -51,6 +52,73 @@ size_t findHeaderLine(std::string_view S, size_t From) {
   }
   return std::string_view::npos;
 }
+/// The text of the top-level member `"id"` of the JSON object \p S when it is a number or a
+/// string, else empty. \p S is valid JSON (llvm::json has read it), so the scan only tells tokens apart;
+/// it is linear, and most messages name their id before their params.
+llvm::StringRef rawId(llvm::StringRef S) {
+  size_t I = 0, N = S.size();
+  auto Blank = [&] {
+    while (I < N && (S[I] == ' ' || S[I] == '\t' || S[I] == '\n' || S[I] == '\r'))
+      ++I;
+  };
+  auto SkipString = [&] { // from the opening quote to past the closing one
+    for (++I; I < N; ++I) {
+      if (S[I] == '\\')
+        ++I;
+      else if (S[I] == '"') {
+        ++I;
+        return;
+      }
+    }
+  };
+  auto SkipValue = [&] {
+    if (I < N && S[I] == '"')
+      return SkipString();
+    if (I < N && (S[I] == '{' || S[I] == '[')) {
+      for (int Depth = 0; I < N;) {
+        char C = S[I];
+        if (C == '"') {
+          SkipString();
+          continue;
+        }
+        ++I;
+        if (C == '{' || C == '[')
+          ++Depth;
+        else if ((C == '}' || C == ']') && --Depth == 0)
+          return;
+      }
+      return;
+    }
+    while (I < N && llvm::StringRef(",}] \t\r\n").find(S[I]) == llvm::StringRef::npos)
+      ++I; // a number, true, false or null
+  };
+  Blank();
+  if (I >= N || S[I] != '{')
+    return {};
+  ++I;
+  for (;;) {
+    Blank();
+    if (I >= N || S[I] != '"')
+      return {};
+    size_t KeyBegin = I;
+    SkipString();
+    llvm::StringRef Key = S.slice(KeyBegin + 1, I - 1);
+    Blank();
+    ++I; // the colon
+    Blank();
+    size_t ValueBegin = I;
+    SkipValue();
+    if (Key == "id")
+      return ValueBegin < N && (S[ValueBegin] == '"' || S[ValueBegin] == '-' || (S[ValueBegin] >= '0' && S[ValueBegin] <= '9'))
+                 ? S.slice(ValueBegin, I)
+                 : llvm::StringRef();
+    Blank();
+    if (I >= N || S[I] != ',')
+      return {};
+    ++I;
+  }
+}
+
 } // namespace
 
 size_t FdSource::read(char *Buf, size_t N) {
@@ -178,6 +246,18 @@ Incoming Transport::parse(std::string &Text) {
   }
   R.K = Incoming::Message;
   R.Msg = std::move(*V);
+  // Keep the id's text only where it is the id llvm::json read (not a key spelled with escapes,
+  // or one of several `id` members).
+  if (const llvm::json::Object *O = R.Msg.getAsObject())
+    if (const llvm::json::Value *Id = O->get("id");
+        Id && (Id->kind() == llvm::json::Value::Number || Id->kind() == llvm::json::Value::String)) {
+      llvm::StringRef Raw = rawId(Text);
+      auto Reread = llvm::json::parse(Raw);
+      if (Reread && *Reread == *Id)
+        R.RawId = Raw.str();
+      else if (!Reread)
+        llvm::consumeError(Reread.takeError());
+    }
   return R;
 }
 
@@ -303,13 +383,33 @@ Incoming Transport::readDelimited() {
   return parse(Text);
 }
 
-void Transport::send(const llvm::json::Value &Msg) {
+void Transport::send(const llvm::json::Value &Msg, llvm::StringRef RawId) {
   std::string S;
   llvm::raw_string_ostream OS(S);
-  if (Pretty)
+  const llvm::json::Object *O = Msg.getAsObject();
+  if (!RawId.empty() && O && O->get("id")) {
+    // As llvm::json writes an object (keys sorted), but with the id's own text.
+    std::vector<llvm::StringRef> Keys;
+    for (const auto &KV : *O)
+      Keys.push_back(KV.first);
+    std::sort(Keys.begin(), Keys.end());
+    llvm::json::OStream J(OS, Pretty ? 2 : 0);
+    J.object([&] {
+      for (llvm::StringRef K : Keys) {
+        if (K != "id") {
+          J.attribute(K, *O->get(K));
+          continue;
+        }
+        J.attributeBegin(K);
+        J.rawValue(RawId);
+        J.attributeEnd();
+      }
+    });
+  } else if (Pretty) {
     OS << llvm::formatv("{0:2}", Msg);
-  else
+  } else {
     OS << Msg;
+  }
   OS.flush();
   Out << "Content-Length: " << S.size() << "\r\n\r\n" << S;
   Out.flush();

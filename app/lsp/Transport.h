@@ -50,6 +50,8 @@ private:
 struct Incoming {
   enum Kind { Message, Error, End } K = End;
   llvm::json::Value Msg = nullptr;
+  /// The text of the message's `id` as the client wrote it (see RequestId).
+  std::string RawId;
   ErrorCode Code = ErrorCode::ParseError;
   std::string Why;
 };
@@ -67,8 +69,9 @@ public:
   Incoming read();
   /// Whether the next read() can start without waiting for the client.
   bool ready() { return BufPos < Buf.size() || (!AtEnd && In.ready()); }
-  /// Writes one message with a Content-Length header and flushes.
-  void send(const llvm::json::Value &Msg);
+  /// Writes one message with a Content-Length header and flushes. A non-empty \p RawId is
+  /// written as the text of the message's `id` (the request's id as the client wrote it).
+  void send(const llvm::json::Value &Msg, llvm::StringRef RawId = {});
 
 private:
   Incoming readStandard();

@@ -203,7 +203,7 @@ TEST(ApplyEdits, OrderOverlapAndBounds) {
   EXPECT_EQ(applyEdits("abc", {{{1, 1}, "x"}, {{1, 1}, "y"}}), "axybc") << "insertions keep their order";
   EXPECT_EQ(applyEdits("abc", {{{0, 2}, ""}, {{1, 3}, ""}}), std::nullopt) << "overlap";
   EXPECT_EQ(applyEdits("abc", {{{2, 9}, ""}}), std::nullopt) << "out of range";
-  EXPECT_EQ(applyEdits("a\r\nb", {{{1, 1}, "\nc"}}, /*Crlf=*/true), "a\r\nc\r\nb");
+  EXPECT_EQ(applyEdits("a\r\nb", {{{1, 1}, "\nc"}}, "\r\n"), "a\r\nc\r\nb");
 }
 
 TEST(UnifiedDiff, HunksContextAndEndOfFile) {

@@ -30,7 +30,7 @@ void torchlint::fuzz::fuzzLint(const uint8_t *Data, size_t Size) {
       continue;
     if (++Checked > 4) // bounds the cost of a file with many findings
       break;
-    std::optional<std::string> Fixed = applyEdits(File.text(), D.Fix->Edits, File.usesCrlf());
+    std::optional<std::string> Fixed = applyEdits(File.text(), D.Fix->Edits, File.newline());
     require(Fixed.has_value(), "a fix that does not apply: " + D.Code);
     if (Errors == 0)
       require(countSyntaxErrors(*Fixed) == 0, "the fix of " + D.Code + " breaks the syntax of a clean file");

@@ -98,8 +98,9 @@ void transportAndProtocol(lsp::InputStyle Style, const std::string &Bytes) {
       parseAs<lsp::TextDocumentPositionParams>(P);
     else
       parseAs<lsp::TextDocumentParams>(P);
+    // With the id's text as the message had it (RequestId): what is written must still parse.
     if (const llvm::json::Value *Id = O->get("id"))
-      T.send(llvm::json::Object{{"jsonrpc", "2.0"}, {"id", *Id}, {"result", nullptr}});
+      T.send(llvm::json::Object{{"jsonrpc", "2.0"}, {"id", *Id}, {"result", nullptr}}, M.RawId);
   }
   Out.flush();
   checkOutput(Written);
