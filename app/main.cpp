@@ -233,6 +233,8 @@ void checkPaths(std::vector<std::string> Inputs, ConfigResolver &Resolver, const
     const char *Env = std::getenv("TORCHLINT_CACHE_DIR");
     std::string Dir = !CacheDir.empty() ? std::string(CacheDir) : Env && *Env ? Env : ".torchlint_cache";
     Cache = ResultCache::load(Dir, toolKey(Version));
+    if (!Cache->problem().empty())
+      llvm::WithColor::warning(llvm::errs(), "torchlint") << Cache->problem() << "\n";
   }
   Run.Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr, &P);
   if (Cache)
