@@ -218,6 +218,10 @@ void checkPaths(std::vector<std::string> Inputs, ConfigResolver &Resolver, const
     Inputs.push_back(".");
   Discovery D = discoverFiles(Inputs, Resolver, ForceExclude);
   Run.Errors = std::move(D.Errors);
+  // As Ruff says it: an empty report would read as a clean tree when the paths or the excludes
+  // are what is wrong.
+  if (D.Files.empty() && Run.Errors.empty())
+    llvm::WithColor::warning(llvm::errs(), "torchlint") << "No Python files found under the given path(s)\n";
   unsigned J = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
   Projects P(ProjectRootOpt, !NoProject);
   P.useListings(D.Listings); // the folders just walked: modules and markers without a system call
@@ -233,6 +237,8 @@ void checkPaths(std::vector<std::string> Inputs, ConfigResolver &Resolver, const
     const char *Env = std::getenv("TORCHLINT_CACHE_DIR");
     std::string Dir = !CacheDir.empty() ? std::string(CacheDir) : Env && *Env ? Env : ".torchlint_cache";
     Cache = ResultCache::load(Dir, toolKey(Version));
+    if (!Cache->problem().empty())
+      llvm::WithColor::warning(llvm::errs(), "torchlint") << Cache->problem() << "\n";
   }
   Run.Outcomes = lintFiles(D.Files, L, Resolver, J, Cache ? &*Cache : nullptr, &P);
   if (Cache)

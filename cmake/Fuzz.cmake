@@ -26,6 +26,7 @@ add_library(torchlint_fuzz_app STATIC
   ${TORCHLINT_APP}/config/Config.cpp
   ${TORCHLINT_APP}/config/Glob.cpp
   ${TORCHLINT_APP}/config/Requirements.cpp
+  ${TORCHLINT_APP}/driver/Cache.cpp
   ${TORCHLINT_APP}/driver/FixLoop.cpp
   ${TORCHLINT_APP}/lsp/Protocol.cpp
   ${TORCHLINT_APP}/lsp/Transport.cpp)
@@ -35,7 +36,7 @@ target_include_directories(torchlint_fuzz_app PUBLIC ${TORCHLINT_APP})
 target_compile_options(torchlint_fuzz_app PRIVATE -fsanitize=fuzzer-no-link ${TORCHLINT_FUZZ_FLAGS} ${TORCHLINT_WARNINGS})
 target_link_libraries(torchlint_fuzz_app PUBLIC torchlint_core PRIVATE tomlplusplus::tomlplusplus)
 
-set(TORCHLINT_FUZZERS lint fixloop config lsp)
+set(TORCHLINT_FUZZERS lint fixloop config lsp cache)
 foreach(Name ${TORCHLINT_FUZZERS})
   add_executable(fuzz_${Name} ${CMAKE_SOURCE_DIR}/tests/fuzz/Fuzz_${Name}.cpp
                  ${CMAKE_SOURCE_DIR}/tests/fuzz/FuzzCommon.cpp)
@@ -46,6 +47,6 @@ foreach(Name ${TORCHLINT_FUZZERS})
   target_link_libraries(fuzz_${Name} PRIVATE torchlint_fuzz_app torchlint_rules)
   set_target_properties(fuzz_${Name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
 endforeach()
-# `cmake --build build-fuzz --target fuzzers` builds the four.
+# `cmake --build build-fuzz --target fuzzers` builds them all.
 list(TRANSFORM TORCHLINT_FUZZERS PREPEND fuzz_ OUTPUT_VARIABLE TORCHLINT_FUZZ_TARGETS)
 add_custom_target(fuzzers DEPENDS ${TORCHLINT_FUZZ_TARGETS})

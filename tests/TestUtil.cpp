@@ -67,12 +67,18 @@ std::string tempDir() {
   return std::string(P);
 }
 
-RunResult runTorchlint(const std::vector<std::string> &Args, const std::string &Cwd, const std::string &Stdin) {
+RunResult runTorchlint(const std::vector<std::string> &Args, const std::string &Cwd, const std::string &Stdin,
+                       unsigned TimeoutSeconds, unsigned MemoryMiB) {
   std::string Dir = tempDir();
   std::string In = Dir + "/stdin", Out = Dir + "/stdout", Err = Dir + "/stderr";
   writeFile(In, Stdin);
   // Run through the shell to set the working directory; arguments are quoted.
-  std::string Cmd = "cd '" + Cwd + "' && exec '" + std::string(TORCHLINT_BINARY) + "'";
+  std::string Cmd = "cd '" + Cwd + "' && ";
+#if !defined(__SANITIZE_ADDRESS__)
+  if (MemoryMiB)
+    Cmd += "ulimit -v " + std::to_string(uint64_t(MemoryMiB) * 1024) + " && ";
+#endif
+  Cmd += "exec '" + std::string(TORCHLINT_BINARY) + "'";
   for (auto &A : Args) {
     std::string Q;
     for (char C : A)
@@ -83,7 +89,8 @@ RunResult runTorchlint(const std::vector<std::string> &Args, const std::string &
   std::vector<llvm::StringRef> Argv = {"/bin/sh", "-c", Cmd};
   std::vector<llvm::StringRef> Env = {"NO_COLOR=1", "PATH=/usr/bin:/bin"};
   RunResult R;
-  R.Exit = llvm::sys::ExecuteAndWait("/bin/sh", Argv, llvm::ArrayRef<llvm::StringRef>(Env), Redirects, 120);
+  R.Exit = llvm::sys::ExecuteAndWait("/bin/sh", Argv, llvm::ArrayRef<llvm::StringRef>(Env), Redirects,
+                                      TimeoutSeconds);
   R.Out = readFile(Out);
   R.Err = readFile(Err);
   return R;

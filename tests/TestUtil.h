@@ -30,9 +30,12 @@ struct RunResult {
   int Exit = -1;
   std::string Out, Err;
 };
-/// Runs the torchlint binary with \p Args in \p Cwd, feeding \p Stdin.
+/// Runs the torchlint binary with \p Args in \p Cwd, feeding \p Stdin. A run that is still going
+/// after \p TimeoutSeconds is killed (Exit -2); with \p MemoryMiB, its address space is capped
+/// there (except under AddressSanitizer, whose shadow memory needs far more), so a test of input
+/// that once made it read without end cannot take the machine's memory.
 RunResult runTorchlint(const std::vector<std::string> &Args, const std::string &Cwd = TORCHLINT_SOURCE_DIR,
-                       const std::string &Stdin = "");
+                       const std::string &Stdin = "", unsigned TimeoutSeconds = 120, unsigned MemoryMiB = 0);
 
 std::string readFile(const std::string &Path);
 void writeFile(const std::string &Path, const std::string &Text);

@@ -1,22 +1,33 @@
-// The result cache: a compact binary file read once at start and written once at the end.
+// The result cache: a compact binary file read once at start and written once at the end, each
+// of its records under a checksum, so that a damaged cache is never served.
 #include "driver/Cache.h"
 
 #include "parse/Tree.h"
 
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
+#include <cerrno>
 #include <cstring>
 #include <type_traits>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace torchlint {
 namespace {
 
-constexpr std::string_view Magic = "torchlint-cache 4\n";
+// The file: this magic line, the header (tool key, the number of entries and of summaries,
+// and the xxHash64 of everything before it), then one record per entry and per summary, each its
+// body's length, the body's xxHash64 and the body. A record that fails its hash is dropped with
+// everything after it (its length may be the damaged part); the records before it are kept.
+constexpr std::string_view MagicPrefix = "torchlint-cache ";
+constexpr std::string_view Magic = "torchlint-cache 5\n";
 constexpr std::string_view FileName = "results.bin";
+constexpr size_t RecordHead = 4 + 8; // length, hash
 
 class Writer {
 public:
@@ -29,6 +40,19 @@ public:
   void str(std::string_view S) {
     num<uint32_t>(static_cast<uint32_t>(S.size()));
     Out.append(S);
+  }
+  /// Starts a record: its head is filled in by endRecord once the body is written.
+  size_t beginRecord() {
+    size_t At = Out.size();
+    Out.append(RecordHead, '\0');
+    return At;
+  }
+  void endRecord(size_t At) {
+    std::string_view Body = std::string_view(Out).substr(At + RecordHead);
+    uint32_t Len = static_cast<uint32_t>(Body.size());
+    uint64_t Hash = contentHash(Body);
+    std::memcpy(Out.data() + At, &Len, 4);
+    std::memcpy(Out.data() + At + 4, &Hash, 8);
   }
   std::string Out;
 };
@@ -46,9 +70,16 @@ public:
   }
   bool str(std::string &S) {
     uint32_t N;
-    if (!num(N) || In.size() - Pos < N)
+    std::string_view V;
+    if (!num(N) || !bytes(N, V))
       return false;
-    S.assign(In.data() + Pos, N);
+    S.assign(V);
+    return true;
+  }
+  bool bytes(size_t N, std::string_view &V) {
+    if (In.size() - Pos < N)
+      return false;
+    V = In.substr(Pos, N);
     Pos += N;
     return true;
   }
@@ -56,6 +87,8 @@ public:
   bool count(uint32_t &N, size_t MinBytes) { return num(N) && N <= (In.size() - Pos) / MinBytes; }
   bool range(TextRange &R) { return num(R.Begin) && num(R.End) && R.Begin <= R.End; }
   bool atEnd() const { return Pos == In.size(); }
+  size_t pos() const { return Pos; }
+  size_t left() const { return In.size() - Pos; }
 
 private:
   std::string_view In;
@@ -303,20 +336,75 @@ std::string toolKey(std::string_view Version) {
   return Key;
 }
 
+namespace {
+
+/// Reads the regular file \p Path into \p Bytes. Anything else is not opened, or not read once
+/// opened (a FIFO would block the open, a link to /dev/zero never end): \p Why says what it is.
+/// False with \p Why empty when there is no file.
+bool readRegularFile(const std::string &Path, std::string &Bytes, std::string &Why) {
+  struct stat St;
+  if (::lstat(Path.c_str(), &St) != 0) {
+    if (errno != ENOENT)
+      Why = std::string("cannot be read: ") + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(St.st_mode)) {
+    Why = S_ISLNK(St.st_mode) ? "not a regular file (a symbolic link)" : "not a regular file";
+    return false;
+  }
+  // Checked again on what was opened: it may have been replaced since.
+  int FD = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (FD < 0) {
+    Why = errno == ELOOP ? "not a regular file (a symbolic link)" : std::string("cannot be read: ") + std::strerror(errno);
+    return false;
+  }
+  bool Read = ::fstat(FD, &St) == 0 && S_ISREG(St.st_mode);
+  if (!Read)
+    Why = "not a regular file";
+  Bytes.resize(Read ? static_cast<size_t>(St.st_size) : 0);
+  for (size_t Done = 0; Read && Done < Bytes.size();) {
+    ssize_t N = ::read(FD, Bytes.data() + Done, Bytes.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0) {
+      Why = std::string("cannot be read: ") + std::strerror(errno);
+      Read = false;
+    } else if (N == 0) {
+      Bytes.resize(Done); // it shrank since: what is there is checked like any other bytes
+    } else {
+      Done += static_cast<size_t>(N);
+    }
+  }
+  ::close(FD);
+  return Read;
+}
+
+} // namespace
+
 ResultCache ResultCache::load(std::string Dir, std::string ToolKey) {
   ResultCache C;
   C.Dir = std::move(Dir);
   C.Key = std::move(ToolKey);
   llvm::SmallString<256> Path(C.Dir);
   llvm::sys::path::append(Path, FileName);
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf)
+  std::string Bytes, Why;
+  if (!readRegularFile(std::string(Path), Bytes, Why)) {
+    if (!Why.empty()) {
+      C.Problem = std::string(Path) + ": " + Why + "; the result cache is not read, and is replaced";
+      C.Dirty = true;
+    }
     return C;
-  if (auto Back = deserialize((*Buf)->getBuffer(), C.Key)) {
+  }
+  if (auto Back = deserialize(Bytes, C.Key)) {
     for (auto &E : Back->Entries)
       C.Entries.insert_or_assign(E.Path, std::move(E));
     for (auto &[Path, S] : Back->Summaries)
       C.Summaries.insert_or_assign(std::move(Path), std::move(S));
+    if (!Back->Damage.empty()) {
+      C.Problem = std::string(Path) + ": the result cache is damaged (" + Back->Damage +
+                  "): what it held past the damage is not trusted, and those files are linted again";
+      C.Dirty = true; // rewritten even when nothing else changes, or every run would say this
+    }
   }
   return C;
 }
@@ -343,49 +431,149 @@ void ResultCache::updateSummaries(std::vector<std::pair<std::string, StoredSumma
   }
 }
 
+namespace {
+
+/// The magic line and the header, under its own hash.
+void writeHeader(Writer &W, std::string_view ToolKey, size_t Entries, size_t Summaries) {
+  W.Out.append(Magic);
+  W.str(ToolKey);
+  W.num<uint32_t>(static_cast<uint32_t>(Entries));
+  W.num<uint32_t>(static_cast<uint32_t>(Summaries));
+  W.num(contentHash(W.Out));
+}
+
+/// Whether \p Bytes starts as another version of the format does ("torchlint-cache N\n"): an
+/// older or newer torchlint's cache is replaced without a word, as it is no damage.
+bool otherVersion(std::string_view Bytes) {
+  if (Bytes.substr(0, MagicPrefix.size()) != MagicPrefix)
+    return false;
+  size_t I = MagicPrefix.size();
+  while (I < Bytes.size() && I < MagicPrefix.size() + 9 && Bytes[I] >= '0' && Bytes[I] <= '9')
+    ++I;
+  return I > MagicPrefix.size() && I < Bytes.size() && Bytes[I] == '\n' && Bytes.substr(0, I + 1) != Magic;
+}
+
+} // namespace
+
 std::string ResultCache::serialize() const {
   Writer W;
-  W.Out.append(Magic);
-  W.str(Key);
+  writeHeader(W, Key, Entries.size(), Summaries.size());
   // Sorted, so the same results always make the same bytes.
   std::vector<const CacheEntry *> Sorted;
   for (const auto &[_, E] : Entries)
     Sorted.push_back(&E);
   std::sort(Sorted.begin(), Sorted.end(), [](auto *A, auto *B) { return A->Path < B->Path; });
-  W.num<uint32_t>(static_cast<uint32_t>(Sorted.size()));
-  for (const CacheEntry *E : Sorted)
+  for (const CacheEntry *E : Sorted) {
+    size_t At = W.beginRecord();
     writeEntry(W, *E);
+    W.endRecord(At);
+  }
   std::vector<const std::pair<const std::string, StoredSummary> *> Stored;
   for (const auto &P : Summaries)
     Stored.push_back(&P);
   std::sort(Stored.begin(), Stored.end(), [](auto *A, auto *B) { return A->first < B->first; });
-  W.num<uint32_t>(static_cast<uint32_t>(Stored.size()));
-  for (const auto *P : Stored)
+  for (const auto *P : Stored) {
+    size_t At = W.beginRecord();
     writeSummary(W, P->first, P->second);
+    W.endRecord(At);
+  }
   return std::move(W.Out);
 }
 
-std::optional<ResultCache::Contents> ResultCache::deserialize(std::string_view Bytes, std::string_view ToolKey) {
+std::string ResultCache::seal(std::string_view ToolKey, const std::vector<std::string> &EntryBodies,
+                              const std::vector<std::string> &SummaryBodies) {
+  Writer W;
+  writeHeader(W, ToolKey, EntryBodies.size(), SummaryBodies.size());
+  for (const auto *Bodies : {&EntryBodies, &SummaryBodies})
+    for (const std::string &Body : *Bodies) {
+      size_t At = W.beginRecord();
+      W.Out.append(Body);
+      W.endRecord(At);
+    }
+  return std::move(W.Out);
+}
+
+std::string ResultCache::reseal(std::string_view Bytes) {
+  std::string Out(Bytes);
   if (Bytes.substr(0, Magic.size()) != Magic)
-    return std::nullopt;
+    return Out;
   Reader R(Bytes.substr(Magic.size()));
   std::string Key;
-  uint32_t N, NSummaries;
-  if (!R.str(Key) || Key != ToolKey || !R.count(N, 4 + 8 + 8 + 1 + 8 + 8 + 4))
-    return std::nullopt;
+  uint32_t NEntries, NSummaries;
+  if (!R.str(Key) || !R.num(NEntries) || !R.num(NSummaries) || R.left() < 8)
+    return Out;
+  size_t At = Magic.size() + R.pos();
+  uint64_t Hash = contentHash(Bytes.substr(0, At));
+  std::memcpy(Out.data() + At, &Hash, 8);
+  At += 8;
+  for (uint64_t I = 0; I < uint64_t(NEntries) + NSummaries && Bytes.size() - At >= RecordHead; ++I) {
+    uint32_t Len;
+    std::memcpy(&Len, Bytes.data() + At, 4);
+    if (Bytes.size() - At - RecordHead < Len)
+      break;
+    Hash = contentHash(Bytes.substr(At + RecordHead, Len));
+    std::memcpy(Out.data() + At + 4, &Hash, 8);
+    At += RecordHead + Len;
+  }
+  return Out;
+}
+
+std::optional<ResultCache::Contents> ResultCache::deserialize(std::string_view Bytes, std::string_view ToolKey) {
   Contents Out;
-  Out.Entries.resize(N);
-  for (CacheEntry &E : Out.Entries)
-    if (!readEntry(R, E))
+  auto Damaged = [&](const char *Why) {
+    Out.Damage = Why;
+    return std::optional<Contents>(std::move(Out));
+  };
+  if (Bytes.substr(0, Magic.size()) != Magic) {
+    if (otherVersion(Bytes))
       return std::nullopt;
-  if (!R.count(NSummaries, 4 + 8 + 4 + 4))
-    return std::nullopt;
-  Out.Summaries.resize(NSummaries);
-  for (auto &[Path, S] : Out.Summaries)
-    if (!readSummary(R, Path, S))
-      return std::nullopt;
+    return Damaged(Bytes.size() < Magic.size() && Magic.substr(0, Bytes.size()) == Bytes ? "truncated"
+                                                                                          : "not a torchlint cache");
+  }
+  Reader R(Bytes.substr(Magic.size()));
+  std::string Key;
+  uint32_t NEntries, NSummaries;
+  uint64_t Hash;
+  if (!R.str(Key) || !R.num(NEntries) || !R.num(NSummaries))
+    return Damaged("truncated or damaged header");
+  std::string_view Header = Bytes.substr(0, Magic.size() + R.pos());
+  if (!R.num(Hash))
+    return Damaged("truncated");
+  if (Hash != contentHash(Header))
+    return Damaged("checksum mismatch in the header");
+  if (Key != ToolKey)
+    return std::nullopt; // another build's: replaced, never read
+  // A record of the file: its body once its hash holds.
+  auto Record = [&](std::string_view &Body) -> const char * {
+    uint32_t Len;
+    if (!R.num(Len) || !R.num(Hash) || !R.bytes(Len, Body))
+      return "truncated";
+    return contentHash(Body) == Hash ? nullptr : "checksum mismatch";
+  };
+  Out.Entries.reserve(std::min<size_t>(NEntries, R.left() / RecordHead));
+  for (uint32_t I = 0; I < NEntries; ++I) {
+    std::string_view Body;
+    if (const char *Why = Record(Body))
+      return Damaged(Why);
+    Reader In(Body);
+    CacheEntry E;
+    if (!readEntry(In, E) || !In.atEnd())
+      return Damaged("an entry that cannot be read");
+    Out.Entries.push_back(std::move(E));
+  }
+  Out.Summaries.reserve(std::min<size_t>(NSummaries, R.left() / RecordHead));
+  for (uint32_t I = 0; I < NSummaries; ++I) {
+    std::string_view Body;
+    if (const char *Why = Record(Body))
+      return Damaged(Why);
+    Reader In(Body);
+    std::pair<std::string, StoredSummary> S;
+    if (!readSummary(In, S.first, S.second) || !In.atEnd())
+      return Damaged("a summary that cannot be read");
+    Out.Summaries.push_back(std::move(S));
+  }
   if (!R.atEnd())
-    return std::nullopt;
+    return Damaged("bytes after its end");
   return Out;
 }
 
@@ -396,13 +584,13 @@ std::string ResultCache::save() const {
   if (std::error_code EC = fs::create_directories(Dir))
     return Dir + ": " + EC.message();
   // Like Ruff's cache: a cache folder that keeps itself out of git and backups.
+  // Created only where nothing is (O_EXCL): an entry already there, whatever it is, is kept, and
+  // a link is never written through, nor a FIFO opened.
   auto Put = [&](llvm::StringRef Name, llvm::StringRef Text) {
     llvm::SmallString<256> P(Dir);
     llvm::sys::path::append(P, Name);
-    if (fs::exists(P))
-      return;
     std::error_code EC;
-    llvm::raw_fd_ostream OS(P, EC);
+    llvm::raw_fd_ostream OS(P, EC, fs::CD_CreateNew);
     if (!EC)
       OS << Text;
   };
@@ -425,6 +613,7 @@ std::string ResultCache::save() const {
       return std::string(Final) + ": " + Why;
     }
   }
+  // rename() replaces the entry itself: a FIFO or a link found there is gone, never followed.
   if (std::error_code EC = fs::rename(Temp, Final)) {
     fs::remove(Temp);
     return std::string(Final) + ": " + EC.message();

@@ -53,8 +53,13 @@ std::string toolKey(std::string_view Version);
 class ResultCache {
 public:
   /// The cache of \p Dir for \p ToolKey; empty when there is none, when it belongs to
-  /// another build, or when it cannot be read (a corrupt cache is ignored, never fatal).
+  /// another build or version, or when it cannot be read. A damaged cache is never fatal and
+  /// never served: what fails its checksums is dropped (and its files linted again), and
+  /// problem() says so. Anything there but a regular file is neither opened nor read.
   static ResultCache load(std::string Dir, std::string ToolKey);
+  /// Why the stored cache was not (wholly) used, one line for the user; empty when it was
+  /// sound, absent, or another build's.
+  const std::string &problem() const { return Problem; }
 
   const std::string &dir() const { return Dir; }
   /// Whether an entry for \p Path is stored, whatever its settings.
@@ -77,11 +82,22 @@ public:
   struct Contents {
     std::vector<CacheEntry> Entries;
     std::vector<std::pair<std::string, StoredSummary>> Summaries;
+    /// Empty when every checksum held; else what was damaged, and the records above are those
+    /// read before it.
+    std::string Damage;
   };
+  /// nullopt for another version's or another build's cache (no damage: replaced without a word).
   static std::optional<Contents> deserialize(std::string_view Bytes, std::string_view ToolKey);
+  /// The file's framing (header, record heads, checksums) around raw record bodies, for tests
+  /// and the fuzzer.
+  static std::string seal(std::string_view ToolKey, const std::vector<std::string> &EntryBodies,
+                          const std::vector<std::string> &SummaryBodies);
+  /// \p Bytes with every checksum recomputed, as far as its framing reads: the fuzzer cannot
+  /// forge a hash, and reaches the records' own reader this way.
+  static std::string reseal(std::string_view Bytes);
 
 private:
-  std::string Dir, Key;
+  std::string Dir, Key, Problem;
   std::unordered_map<std::string, CacheEntry> Entries;
   StoredSummaries Summaries;
   bool Dirty = false;

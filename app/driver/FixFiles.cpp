@@ -50,9 +50,12 @@ FixedFile fixOne(const DiscoveredFile &DF, const Linter &L, const ConfigResolver
   if (!Write || !F.changed() || !F.Outcome.Error.empty())
     return F;
   std::optional<std::string> Encoded = F.encodedAfter();
-  llvm::Error E = Encoded ? writeFileAtomically(DF.Path, *Encoded)
+  std::string Note;
+  llvm::Error E = Encoded ? writeFileAtomically(DF.Path, *Encoded, &Note)
                           : llvm::createStringError(llvm::inconvertibleErrorCode(),
                                                     "the fixed text has characters its declared encoding cannot hold");
+  if (!Note.empty())
+    F.Errors.push_back(DF.Path + ": " + Note); // written, but not as the user would expect
   if (E) {
     F.Errors.push_back(DF.Path + ": fixes not written: " + llvm::toString(std::move(E)));
     // The file keeps its text: report what is in it.
@@ -73,6 +76,15 @@ std::vector<FixedFile> fixFiles(const std::vector<DiscoveredFile> &Files, const 
                                 const ConfigResolver &Resolver, const FixOptions &Base, bool Write, unsigned Jobs,
                                 Projects *P) {
   std::vector<FixedFile> Out(Files.size());
+  if (Write) {
+    // What a run killed while writing left beside these files (SIGKILL, a crash): before this
+    // run writes its own, so none of those can be taken for stale.
+    std::vector<std::string> Paths;
+    Paths.reserve(Files.size());
+    for (const DiscoveredFile &F : Files)
+      Paths.push_back(F.Path);
+    removeStaleTemporaryFiles(Paths, std::chrono::system_clock::now());
+  }
   forEachIndex(Files.size(), Jobs, [&](size_t I) {
     FixedFile &F = Out[I] = fixOne(Files[I], L, Resolver, Base, Write, P);
     // A file the fixes left as it was, with nothing to report, has no diff and no finding to

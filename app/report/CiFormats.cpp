@@ -33,9 +33,12 @@ std::string fingerprint(const std::string &Path, const Diagnostic &D, const Sour
   return std::string(R.digest().str());
 }
 
-std::string xmlEscape(std::string_view S) {
-  std::string Out;
-  for (char C : S) {
+/// Text as XML 1.0 takes it in an attribute or element: escaped, UTF-8 (a file's name may not be:
+/// U+FFFD stands for what is not, as in the JSON reports), and only characters XML allows.
+std::string xmlEscape(std::string_view Raw) {
+  std::string S = validUtf8(Raw), Out;
+  for (size_t I = 0; I < S.size(); ++I) {
+    char C = S[I];
     switch (C) {
     case '&': Out += "&amp;"; break;
     case '<': Out += "&lt;"; break;
@@ -44,10 +47,15 @@ std::string xmlEscape(std::string_view S) {
     case '\'': Out += "&apos;"; break;
     default:
       // XML 1.0 has no place for most control characters.
-      if (static_cast<unsigned char>(C) < 0x20 && C != '\n' && C != '\t' && C != '\r')
+      if (static_cast<unsigned char>(C) < 0x20 && C != '\n' && C != '\t' && C != '\r') {
         Out += ' ';
-      else
+      } else if (C == '\xef' && S.compare(I + 1, 1, "\xbf") == 0 && I + 2 < S.size() &&
+                 (S[I + 2] == '\xbe' || S[I + 2] == '\xbf')) {
+        Out += "\xef\xbf\xbd"; // U+FFFE and U+FFFF are not XML characters
+        I += 2;
+      } else {
         Out += C;
+      }
     }
   }
   return Out;

@@ -18,6 +18,11 @@ namespace {
 json::Value str(std::string_view S) { return std::string(S); }
 } // namespace
 
+std::string validUtf8(std::string_view S) {
+  llvm::StringRef R(S.data(), S.size());
+  return json::isUTF8(R) ? std::string(S) : json::fixUTF8(R);
+}
+
 namespace {
 
 json::Object location(const SourceFile &F, uint32_t Offset) {
@@ -242,10 +247,11 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
 }
 
 namespace {
-// Workflow command values escape %, CR and LF; properties also escape : and ,.
+// Workflow command values escape %, CR and LF; properties also escape : and ,. Bytes that are not
+// UTF-8 (a file's name) become U+FFFD: the runner reads the commands as UTF-8.
 std::string escapeData(std::string_view S) {
   std::string Out;
-  for (char C : S) {
+  for (char C : validUtf8(S)) {
     if (C == '%')
       Out += "%25";
     else if (C == '\r')

@@ -32,6 +32,9 @@ struct LineCol {
 LineCol lineCol(const SourceFile &F, uint32_t Offset);
 /// The documentation link of a rule.
 std::string ruleUrl(std::string_view Code);
+/// \p S with each byte sequence that is not UTF-8 replaced by U+FFFD, as llvm::json writes it in
+/// the JSON, SARIF and GitLab reports: a file name is bytes, and a report is UTF-8 text.
+std::string validUtf8(std::string_view S);
 
 void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
                const ReportOptions &O);

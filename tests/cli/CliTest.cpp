@@ -8,6 +8,8 @@
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/Path.h>
 
+#include <algorithm>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +59,41 @@ TEST(Cli, ExitCodes) {
   R = P.run({"check", "missing.py"});
   EXPECT_EQ(R.Exit, 2);
   EXPECT_THAT(R.Err, HasSubstr("missing.py"));
+}
+
+// Ruff's behaviour: a run that found nothing to lint says so on stderr and exits 0, rather than
+// printing nothing, which reads as "all clean" when the path or the excludes are wrong.
+TEST(Cli, NoPythonFilesFoundIsSaid) {
+  Project P;
+  const std::string Warning = "No Python files found under the given path(s)";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(P.Root + "/empty"));
+  auto R = P.run({"check", "empty"});
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  EXPECT_THAT(R.Err, HasSubstr(Warning));
+  EXPECT_EQ(std::count(R.Err.begin(), R.Err.end(), '\n'), 1) << R.Err;
+  R = P.run({"check", "--format", "json", "empty"});
+  EXPECT_EQ(R.Exit, 0);
+  EXPECT_EQ(R.Out, "[]\n") << "the report itself is unchanged";
+  EXPECT_THAT(R.Err, HasSubstr(Warning));
+  EXPECT_THAT(P.run({"check", "--fix", "empty"}).Err, HasSubstr(Warning));
+  // A folder whose only Python file is a link: the walk does not follow links.
+  P.file("real/a.py", Finding);
+  ASSERT_FALSE(llvm::sys::fs::create_directories(P.Root + "/links"));
+  ASSERT_EQ(symlink((P.Root + "/real/a.py").c_str(), (P.Root + "/links/a.py").c_str()), 0);
+  R = P.run({"check", "links"});
+  EXPECT_EQ(R.Exit, 0) << R.Err;
+  EXPECT_THAT(R.Err, HasSubstr(Warning));
+  // Files found: no warning, whatever they hold.
+  R = P.run({"check", "real"});
+  EXPECT_EQ(R.Exit, 1);
+  EXPECT_THAT(R.Err, Not(HasSubstr(Warning)));
+  R = P.run({"check", "links/a.py"});
+  EXPECT_EQ(R.Exit, 1) << "a link named on the command line is linted";
+  EXPECT_THAT(R.Err, Not(HasSubstr(Warning)));
+  // A path that does not exist is an error of its own, not this warning.
+  R = P.run({"check", "missing"});
+  EXPECT_EQ(R.Exit, 2);
+  EXPECT_THAT(R.Err, Not(HasSubstr(Warning)));
 }
 
 TEST(Cli, DirectoryDiscoveryIsSortedAndSkipsExcludedFolders) {

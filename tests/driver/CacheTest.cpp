@@ -7,10 +7,16 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Process.h>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <random>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace torchlint::test {
 namespace {
@@ -81,16 +87,25 @@ TEST(CacheFormat, ModuleSummariesRoundTrip) {
   EXPECT_EQ(Back->Summaries[0].second, Bare);
   EXPECT_EQ(Back->Summaries[1].first, "/p/pkg/data.py");
   EXPECT_EQ(Back->Summaries[1].second, sampleSummary());
-  // Truncated anywhere in the summaries, the cache reads as none.
+  // Truncated anywhere in the summaries, the cache reads as damaged.
   std::string Bytes = C.serialize();
-  for (size_t N = 0; N < Bytes.size(); ++N)
-    EXPECT_FALSE(ResultCache::deserialize(std::string_view(Bytes).substr(0, N), "key")) << N;
-  // An enum byte out of range is corruption, not a value.
+  for (size_t N = 0; N < Bytes.size(); ++N) {
+    auto Cut = ResultCache::deserialize(std::string_view(Bytes).substr(0, N), "key");
+    EXPECT_TRUE(Cut && !Cut->Damage.empty()) << N;
+  }
+  // An enum byte out of range is damage, not a value, even under a checksum that holds.
   std::string Bad = Bytes;
   size_t At = Bad.find("make_batch");
   ASSERT_NE(At, std::string::npos);
   Bad[At + 10] = 9; // the export's kind, right after its name
-  EXPECT_FALSE(ResultCache::deserialize(Bad, "key"));
+  auto Damaged = ResultCache::deserialize(Bad, "key");
+  ASSERT_TRUE(Damaged);
+  EXPECT_EQ(Damaged->Damage, "checksum mismatch");
+  Damaged = ResultCache::deserialize(ResultCache::reseal(Bad), "key");
+  ASSERT_TRUE(Damaged);
+  EXPECT_EQ(Damaged->Damage, "a summary that cannot be read");
+  EXPECT_EQ(Damaged->Entries.size(), 1u) << "the records before the damage are kept";
+  EXPECT_TRUE(Damaged->Summaries.size() <= 1u);
 }
 
 TEST(CacheFormat, RoundTrips) {
@@ -134,24 +149,107 @@ TEST(CacheFormat, AnotherBuildsCacheIsIgnored) {
   EXPECT_FALSE(ResultCache::deserialize(C.serialize(), "torchlint 0.1.0 exe 1:3"));
 }
 
-TEST(CacheFormat, CorruptionReadsAsNoCache) {
+/// Whether \p Got is \p Want as the cache stores it.
+bool sameEntry(const CacheEntry &Got, const CacheEntry &Want) {
+  ResultCache A = ResultCache::load(tempDir() + "/none", "key"), B = ResultCache::load(tempDir() + "/none", "key");
+  A.update({Got});
+  B.update({Want});
+  return A.serialize() == B.serialize();
+}
+
+TEST(CacheFormat, DamageIsAlwaysNoticedAndNeverServed) {
   ResultCache C = ResultCache::load(tempDir() + "/none", "key");
-  C.update({sampleEntry("a.py"), sampleEntry("b.py")});
+  const std::vector<CacheEntry> Stored = {sampleEntry("a.py"), sampleEntry("b.py")};
+  C.update(Stored);
+  C.updateSummaries({{"/p/pkg/data.py", sampleSummary()}});
   std::string Bytes = C.serialize();
-  // Every truncation is rejected, never read past the end (ASan watches).
-  for (size_t N = 0; N < Bytes.size(); ++N)
-    EXPECT_FALSE(ResultCache::deserialize(std::string_view(Bytes).substr(0, N), "key")) << N;
-  EXPECT_FALSE(ResultCache::deserialize(Bytes + "x", "key"));
-  // Flipped bytes either fail or read as some well-formed cache; they never crash.
+  auto Sound = ResultCache::deserialize(Bytes, "key");
+  ASSERT_TRUE(Sound);
+  EXPECT_EQ(Sound->Damage, "");
+  // What a damaged file gives back is a prefix of what was stored, never something else.
+  auto OnlyStored = [&](const ResultCache::Contents &Back) {
+    EXPECT_LE(Back.Entries.size(), Stored.size());
+    for (size_t I = 0; I < Back.Entries.size() && I < Stored.size(); ++I)
+      EXPECT_TRUE(sameEntry(Back.Entries[I], Stored[I])) << I;
+    for (const auto &[Path, S] : Back.Summaries)
+      EXPECT_TRUE(Path == "/p/pkg/data.py" && S == sampleSummary());
+  };
+  // Every truncation is noticed, never read past the end (ASan watches).
+  for (size_t N = 0; N < Bytes.size(); ++N) {
+    auto Back = ResultCache::deserialize(std::string_view(Bytes).substr(0, N), "key");
+    ASSERT_TRUE(Back) << N;
+    EXPECT_NE(Back->Damage, "") << N;
+    OnlyStored(*Back);
+  }
+  auto Longer = ResultCache::deserialize(Bytes + "x", "key");
+  ASSERT_TRUE(Longer);
+  EXPECT_EQ(Longer->Damage, "bytes after its end");
+  EXPECT_EQ(Longer->Entries.size(), 2u);
+  // Every single-bit flip of every byte is noticed; only one in the version digit makes it
+  // another version's cache, which is not read either.
+  const size_t Digit = std::string_view("torchlint-cache ").size();
+  for (size_t At = 0; At < Bytes.size(); ++At)
+    for (int Bit = 0; Bit < 8; ++Bit) {
+      std::string B = Bytes;
+      B[At] = static_cast<char>(B[At] ^ (1 << Bit));
+      auto Back = ResultCache::deserialize(B, "key");
+      if (!Back) {
+        EXPECT_EQ(At, Digit) << "bit " << Bit;
+        continue;
+      }
+      EXPECT_NE(Back->Damage, "") << At << " bit " << Bit;
+      OnlyStored(*Back);
+    }
+  // With the checksums recomputed (as the fuzzer does), a changed byte reaches the readers,
+  // which reject what is out of range and never read past a record's end.
   std::mt19937 Rng(1234);
   for (int I = 0; I < 2000; ++I) {
     std::string B = Bytes;
     B[Rng() % B.size()] ^= static_cast<char>(1 + Rng() % 255);
-    if (auto Back = ResultCache::deserialize(B, "key")) {
+    if (auto Back = ResultCache::deserialize(ResultCache::reseal(B), "key")) {
       for (const auto &E : Back->Entries)
         for (const auto &D : E.Diagnostics)
           EXPECT_LE(D.Range.Begin, D.Range.End);
     }
+  }
+}
+
+TEST(CacheFormat, AnotherVersionIsNoDamage) {
+  for (std::string Old : {"torchlint-cache 1\n\xff\xff garbage", "torchlint-cache 4\n", "torchlint-cache 12\nx"})
+    EXPECT_FALSE(ResultCache::deserialize(Old, "key")) << Old;
+  for (std::string Bad : {"", "torchlint", "torchlint-cache \n", "torchlint-cache x\n", "PK\x03\x04"}) {
+    auto Back = ResultCache::deserialize(Bad, "key");
+    ASSERT_TRUE(Back) << Bad;
+    EXPECT_NE(Back->Damage, "") << Bad;
+  }
+}
+
+// The fuzzer's seeds (tests/fuzz/seeds/cache/) are caches in the current format: a change of the
+// format fails here until they are written again with TORCHLINT_UPDATE_GOLDEN=1.
+TEST(CacheFormat, FuzzSeedsAreCurrent) {
+  ResultCache C = ResultCache::load(tempDir() + "/none", "fuzz");
+  C.update({sampleEntry("a.py"), sampleEntry("pkg/b.py")});
+  StoredSummary Bare;
+  Bare.ContentHash = 1;
+  Bare.Summary.Module = "empty";
+  C.updateSummaries({{"/p/pkg/data.py", sampleSummary()}, {"/p/empty.py", Bare}});
+  std::string Bytes = C.serialize();
+  std::string Damaged = Bytes;
+  Damaged[Damaged.find("TL301") + 2] ^= 0x10;
+  const std::vector<std::pair<std::string, std::string>> Seeds = {
+      {"sound", std::string(1, '\0') + Bytes},          // read as it is
+      {"resealed", std::string(1, '\1') + Bytes},       // checksums recomputed first
+      {"damaged", std::string(1, '\0') + Damaged},      // a flipped bit in a stored code
+      {"resealed_damaged", std::string(1, '\1') + Damaged},
+  };
+  std::string Dir = std::string(TORCHLINT_SOURCE_DIR) + "/tests/fuzz/seeds/cache";
+  bool Update = std::getenv("TORCHLINT_UPDATE_GOLDEN") != nullptr;
+  if (Update)
+    llvm::sys::fs::create_directories(Dir);
+  for (const auto &[Name, Seed] : Seeds) {
+    if (Update)
+      writeFile(Dir + "/" + Name, Seed);
+    EXPECT_EQ(readFile(Dir + "/" + Name), Seed) << Name << ": refresh with TORCHLINT_UPDATE_GOLDEN=1";
   }
 }
 
@@ -230,12 +328,125 @@ TEST(CacheCli, ChangedContentSettingsOrCorruptCacheAreNeverServedStale) {
   // Other settings, other result.
   RunResult Other = runTorchlint({"check", "--select", "TL105", "a.py"}, Dir);
   EXPECT_EQ(Other.Exit, 0) << Other.Out;
-  // A corrupt cache is ignored and replaced.
+  // An older version's cache is ignored and replaced without a word: it is no damage.
   writeFile(Dir + "/.torchlint_cache/results.bin", "torchlint-cache 1\n\xff\xff\xff\xff garbage");
   RunResult AfterCorrupt = runTorchlint({"check", "a.py"}, Dir);
   EXPECT_EQ(AfterCorrupt.Exit, 1);
   EXPECT_EQ(AfterCorrupt.Out, First.Out);
   EXPECT_EQ(AfterCorrupt.Err, "");
+}
+
+/// A project of three files with findings and one without, all with old modification times, so
+/// that a stored result is trusted on a stat match: the case where damage would be served.
+std::string projectForDamage() {
+  std::string Dir = tempDir();
+  writeFile(Dir + "/bad.py", Buggy);
+  writeFile(Dir + "/ok.py", Clean);
+  writeFile(Dir + "/two.py", "import torch\na = torch.device('gpu')\nb = torch.device(\"GPU\")\n");
+  writeFile(Dir + "/pkg_user.py", "from two import a\nimport torch\nc = torch.device('gpu')\n");
+  for (const char *F : {"/bad.py", "/ok.py", "/two.py", "/pkg_user.py"})
+    setMTime(Dir + F, 1'600'000'000);
+  return Dir;
+}
+
+size_t lineCount(const std::string &S) { return std::count(S.begin(), S.end(), '\n'); }
+
+TEST(CacheCli, DamagedCacheIsNeverServedAndIsSaidInOneLine) {
+  std::string Dir = projectForDamage();
+  const std::string Bin = Dir + "/.torchlint_cache/results.bin";
+  RunResult Want = runTorchlint({"check", "--no-cache", "."}, Dir);
+  ASSERT_EQ(Want.Exit, 1) << Want.Err;
+  ASSERT_EQ(runTorchlint({"check", "."}, Dir).Out, Want.Out);
+  const std::string Good = readFile(Bin);
+  ASSERT_GT(Good.size(), 200u);
+  // Where damage used to show: inside a stored code (`TL\x1107`), a message and a path, and
+  // spread over the whole file (the header, counts, lengths, hashes, summaries).
+  std::vector<size_t> At;
+  for (std::string_view Needle : {"TL107", "is not a device string", "two.py", "bad.py"})
+    if (size_t P = Good.find(Needle); P != std::string::npos)
+      At.push_back(P + 2);
+  ASSERT_GE(At.size(), 3u);
+  for (size_t K = 0; K < 24; ++K)
+    At.push_back(Good.size() * K / 24);
+  At.push_back(Good.size() - 1);
+  for (size_t I = 0; I < At.size(); ++I) {
+    if (At[I] == std::string_view("torchlint-cache ").size())
+      continue; // the version digit: another version's cache is ignored without a word
+    std::string Bytes = Good;
+    Bytes[At[I]] ^= static_cast<char>(1u << (I % 8));
+    writeFile(Bin, Bytes);
+    RunResult R = runTorchlint({"check", "."}, Dir);
+    SCOPED_TRACE("bit " + std::to_string(I % 8) + " of byte " + std::to_string(At[I]) + " of " +
+                 std::to_string(Good.size()));
+    EXPECT_EQ(R.Exit, Want.Exit);
+    EXPECT_EQ(R.Out, Want.Out);
+    EXPECT_THAT(R.Err, ::testing::HasSubstr("results.bin"));
+    EXPECT_THAT(R.Err, ::testing::HasSubstr("damaged"));
+    EXPECT_EQ(lineCount(R.Err), 1u) << R.Err;
+    // The damaged file was replaced: the next run serves a sound cache without a word.
+    RunResult Next = runTorchlint({"check", "."}, Dir);
+    EXPECT_EQ(Next.Out, Want.Out);
+    EXPECT_EQ(Next.Err, "");
+  }
+  // Truncated anywhere, and emptied.
+  for (size_t N : {Good.size() - 1, Good.size() / 2, size_t(20), size_t(5), size_t(0)}) {
+    writeFile(Bin, Good.substr(0, N));
+    RunResult R = runTorchlint({"check", "."}, Dir);
+    SCOPED_TRACE("truncated to " + std::to_string(N) + " bytes");
+    EXPECT_EQ(R.Exit, Want.Exit);
+    EXPECT_EQ(R.Out, Want.Out);
+    EXPECT_THAT(R.Err, ::testing::HasSubstr("damaged"));
+    EXPECT_EQ(lineCount(R.Err), 1u) << R.Err;
+  }
+  // Bytes after the end.
+  writeFile(Bin, Good + "x");
+  RunResult R = runTorchlint({"check", "."}, Dir);
+  EXPECT_EQ(R.Out, Want.Out);
+  EXPECT_THAT(R.Err, ::testing::HasSubstr("damaged"));
+}
+
+TEST(CacheCli, CacheFolderEntriesThatAreNoRegularFilesAreNeitherReadNorWaitedOn) {
+  std::string Dir = tempDir();
+  writeFile(Dir + "/a.py", Buggy);
+  const std::string Cache = Dir + "/.torchlint_cache", Bin = Cache + "/results.bin";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Cache));
+  RunResult Want = runTorchlint({"check", "--no-cache", "a.py"}, Dir);
+  ASSERT_EQ(Want.Exit, 1);
+  auto IsRegular = [](const std::string &P) {
+    struct stat St;
+    return lstat(P.c_str(), &St) == 0 && S_ISREG(St.st_mode);
+  };
+  // A FIFO would block the open until a writer came; /dev/zero never ends. A short timeout and
+  // a memory cap keep a regression from hanging the suite or filling the machine's memory.
+  ASSERT_EQ(mkfifo(Bin.c_str(), 0600), 0);
+  RunResult R = runTorchlint({"check", "-j1", "a.py"}, Dir, "", 20, 2048);
+  EXPECT_EQ(R.Exit, Want.Exit) << R.Err;
+  EXPECT_EQ(R.Out, Want.Out);
+  EXPECT_THAT(R.Err, ::testing::HasSubstr("results.bin: not a regular file"));
+  EXPECT_EQ(lineCount(R.Err), 1u) << R.Err;
+  EXPECT_TRUE(IsRegular(Bin)) << "replaced by the cache this run wrote";
+
+  ASSERT_EQ(unlink(Bin.c_str()), 0);
+  ASSERT_EQ(symlink("/dev/zero", Bin.c_str()), 0);
+  R = runTorchlint({"check", "-j1", "a.py"}, Dir, "", 20, 2048);
+  EXPECT_EQ(R.Exit, Want.Exit) << R.Err;
+  EXPECT_EQ(R.Out, Want.Out);
+  EXPECT_THAT(R.Err, ::testing::HasSubstr("results.bin: not a regular file"));
+  EXPECT_TRUE(IsRegular(Bin)) << "the link itself was replaced, not what it points to";
+  // Served from the cache it wrote, without a word.
+  R = runTorchlint({"check", "a.py"}, Dir, "", 20);
+  EXPECT_EQ(R.Out, Want.Out);
+  EXPECT_EQ(R.Err, "");
+
+  // The folder's marker files: a link is never written through, a FIFO never opened.
+  std::string Cache2 = Dir + "/c2";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Cache2));
+  ASSERT_EQ(symlink((Dir + "/outside").c_str(), (Cache2 + "/.gitignore").c_str()), 0);
+  ASSERT_EQ(mkfifo((Cache2 + "/CACHEDIR.TAG").c_str(), 0600), 0);
+  R = runTorchlint({"check", "--cache-dir", "c2", "a.py"}, Dir, "", 20);
+  EXPECT_EQ(R.Out, Want.Out);
+  EXPECT_FALSE(llvm::sys::fs::exists(Dir + "/outside")) << "written through a link in the cache folder";
+  EXPECT_TRUE(IsRegular(Cache2 + "/results.bin"));
 }
 
 TEST(CacheCli, NoCacheAndCacheDir) {

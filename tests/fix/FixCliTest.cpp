@@ -8,7 +8,10 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace torchlint::test {
 namespace {
@@ -208,6 +211,86 @@ TEST(FixCli, SymlinkedFileIsFixedThroughTheLink) {
   auto R = P.run({"check", "--fix", "src/m.py"});
   EXPECT_EQ(P.read("real/m.py"), SafeFixed);
   EXPECT_TRUE(llvm::sys::fs::is_symlink_file(P.Root + "/src/m.py")) << "the link stays a link";
+}
+
+TEST(FixCli, HardLinkedFileStaysLinked) {
+  Project P;
+  P.file("m.py", Fixable);
+  ASSERT_EQ(link((P.Root + "/m.py").c_str(), (P.Root + "/other.py").c_str()), 0);
+  struct stat Before;
+  ASSERT_EQ(stat((P.Root + "/m.py").c_str(), &Before), 0);
+  auto R = P.run({"check", "--fix", "m.py"});
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_EQ(R.Err, "");
+  EXPECT_EQ(P.read("m.py"), SafeFixed);
+  EXPECT_EQ(P.read("other.py"), SafeFixed) << "the other name of the file sees the fix";
+  struct stat M, O;
+  ASSERT_EQ(stat((P.Root + "/m.py").c_str(), &M), 0);
+  ASSERT_EQ(stat((P.Root + "/other.py").c_str(), &O), 0);
+  EXPECT_EQ(M.st_ino, Before.st_ino) << "the file keeps its inode";
+  EXPECT_EQ(O.st_ino, M.st_ino);
+  EXPECT_EQ(M.st_nlink, 2u);
+  EXPECT_EQ(M.st_mode, Before.st_mode);
+  // Nothing left beside it.
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(P.Root, EC), End; It != End && !EC; It.increment(EC))
+    EXPECT_THAT(It->path(), Not(HasSubstr(".tmp")));
+}
+
+void setMTime(const std::string &Path, time_t Seconds) {
+  struct timespec T[2] = {{Seconds, 0}, {Seconds, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, Path.c_str(), T, 0), 0) << Path;
+}
+void setOldMTime(const std::string &Path) { setMTime(Path, 1'600'000'000); }
+
+// A run killed with SIGKILL (which no handler sees) leaves its temporary file: the next `--fix`
+// removes those of its own making beside the files it fixes, and only those no live process holds.
+TEST(FixCli, StaleTemporaryFilesOfAKilledFixAreRemoved) {
+  Project P;
+  P.file("m.py", Fixable).file("clean.py", "x = 1\n").file("sub/n.py", Fixable);
+  const std::vector<std::string> Stale = {".m.py.torchlint-0a1b2c.tmp", ".clean.py.torchlint-ffffff.tmp",
+                                          "sub/.n.py.torchlint-123abc.tmp"};
+  const std::vector<std::string> Kept = {
+      ".m.py.torchlint-0A1B2C.tmp",    // not a name torchlint makes (upper case)
+      ".m.py.torchlint-0a1b2.tmp",     // five characters
+      ".m.py.torchlint-0a1b2c.tmp~",   // another suffix
+      ".other.py.torchlint-0a1b2c.tmp", // beside a file this run does not fix
+      "m.py.torchlint-0a1b2c.tmp",     // not hidden
+      ".m.py.torchlint-aaaaaa.tmp",    // modified since the run began: another run's, in flight
+      ".m.py.torchlint-bbbbbb.tmp",    // old, but a live process holds it
+      ".m.py.torchlint-cccccc.tmp",    // a folder
+  };
+  for (const std::string &F : Stale) {
+    P.file(F, "half-written");
+    setOldMTime(P.Root + "/" + F);
+  }
+  for (const std::string &F : Kept) {
+    if (F.find("cccccc") != std::string::npos)
+      ASSERT_FALSE(llvm::sys::fs::create_directories(P.Root + "/" + F));
+    else
+      P.file(F, "not torchlint's to remove");
+    if (F.find("aaaaaa") == std::string::npos)
+      setOldMTime(P.Root + "/" + F);
+    else
+      setMTime(P.Root + "/" + F, time(nullptr) + 3600);
+  }
+  // torchlint holds a lock on its temporary file while it writes it.
+  int Held = open((P.Root + "/.m.py.torchlint-bbbbbb.tmp").c_str(), O_RDONLY);
+  ASSERT_GE(Held, 0);
+  ASSERT_EQ(flock(Held, LOCK_EX), 0);
+  auto R = P.run({"check", "--fix", "m.py", "clean.py", "sub"});
+  close(Held);
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_EQ(P.read("m.py"), SafeFixed);
+  for (const std::string &F : Stale)
+    EXPECT_FALSE(llvm::sys::fs::exists(P.Root + "/" + F)) << F;
+  for (const std::string &F : Kept)
+    EXPECT_TRUE(llvm::sys::fs::exists(P.Root + "/" + F)) << F;
+  // --diff writes nothing, and removes nothing either.
+  P.file(Stale[0], "half-written");
+  setOldMTime(P.Root + "/" + Stale[0]);
+  P.run({"check", "--diff", "m.py"});
+  EXPECT_TRUE(llvm::sys::fs::exists(P.Root + "/" + Stale[0]));
 }
 
 } // namespace

@@ -16,6 +16,7 @@ void fuzzLint(const uint8_t *Data, size_t Size);
 void fuzzFixLoop(const uint8_t *Data, size_t Size);
 void fuzzConfig(const uint8_t *Data, size_t Size);
 void fuzzLsp(const uint8_t *Data, size_t Size);
+void fuzzCache(const uint8_t *Data, size_t Size);
 
 /// Prints "fuzz invariant broken: WHAT" and aborts when \p Holds is false.
 void require(bool Holds, const char *What);

@@ -45,6 +45,10 @@ TEST(FuzzRegression, Lsp) {
   runAll(fuzz::fuzzLsp, "regressions", "lsp");
   EXPECT_GT(runAll(fuzz::fuzzLsp, "seeds", "lsp"), 0u);
 }
+TEST(FuzzRegression, Cache) {
+  runAll(fuzz::fuzzCache, "regressions", "cache");
+  EXPECT_GT(runAll(fuzz::fuzzCache, "seeds", "cache"), 0u);
+}
 
 /// The text after applying the fix of the one diagnostic of \p Code in \p Source.
 std::string fixedBy(const std::string &Source, const std::string &Code) {

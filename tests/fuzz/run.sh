@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target of tests/fuzz for a bounded time: `tests/fuzz/run.sh BUILD SECONDS`
 # (what `make fuzz` does after building). Seeds: the .py files of fixtures/ and examples/ for
-# lint and fixloop, tests/fuzz/seeds/<target>/ for config and lsp, and every target's
+# lint and fixloop, tests/fuzz/seeds/<target>/ for config, lsp and cache, and every target's
 # tests/fuzz/regressions/<target>/. Working corpora, logs and crashing inputs stay in BUILD/fuzz/.
 # A crash, leak, timeout (10 s per input), sanitizer report or broken invariant fails the run,
 # printing the path of the input that caused it.
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 build=${1:-build-fuzz}
 seconds=${2:-60}
 out=$build/fuzz
-targets=(${FUZZ_TARGETS:-lint fixloop config lsp})
+targets=(${FUZZ_TARGETS:-lint fixloop config lsp cache})
 
 # One folder of .py seeds from the fixtures and examples (libFuzzer reads folders, not trees).
 pyseeds=$out/seeds-py

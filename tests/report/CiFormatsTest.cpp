@@ -101,6 +101,47 @@ TEST(CiFormats, JunitIsWellFormedXml) {
   EXPECT_NE(std::system(Bad.c_str()), 0) << "the XML check must be able to fail";
 }
 
+/// Whether python3's XML parser accepts the file \p Path (it rejects invalid UTF-8 in a document
+/// that says it is UTF-8, and characters XML 1.0 does not allow).
+bool parsesAsXml(const std::string &Path) {
+  std::string Cmd = "python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' '" + Path + "'";
+  return std::system(Cmd.c_str()) == 0;
+}
+
+// A file name is bytes: those that are not UTF-8 are written as U+FFFD, as the JSON, GitLab and
+// SARIF reports write them, so the document stays well-formed.
+TEST(CiFormats, JunitWithFileNamesThatAreNotUtf8IsWellFormed) {
+  auto O = outcomes();
+  O[0].Path = "pkg/caf\xe9 \xff\xfe\xc3.py";
+  O[1].Path = "broken\x80.py";
+  O[1].Error = "cannot read: \xed\xa0\x80 \xef\xbf\xbe"; // a surrogate and U+FFFE: not XML characters
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  writeJunit(OS, O, rules::registry(), {});
+  OS.flush();
+  EXPECT_TRUE(llvm::json::isUTF8(Out)) << Out;
+  EXPECT_THAT(Out, HasSubstr("classname=\"pkg/caf\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd.py\""));
+  EXPECT_THAT(Out, HasSubstr("name=\"broken\xef\xbf\xbd.py\""));
+  std::string Dir = tempDir();
+  writeFile(Dir + "/junit.xml", Out);
+  EXPECT_TRUE(parsesAsXml(Dir + "/junit.xml")) << Out;
+}
+
+TEST(CiFormats, JunitOfARealFileWhoseNameIsNotUtf8) {
+  std::string Dir = tempDir();
+  writeFile(Dir + "/caf\xe9.py", "import torch\nd = torch.device(\"gpu\")\n");
+  auto R = runTorchlint({"check", "--no-cache", "--format", "junit", "."}, Dir);
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_TRUE(llvm::json::isUTF8(R.Out)) << R.Out;
+  EXPECT_THAT(R.Out, HasSubstr("classname=\"caf\xef\xbf\xbd.py\""));
+  writeFile(Dir + "/junit.xml", R.Out);
+  EXPECT_TRUE(parsesAsXml(Dir + "/junit.xml")) << R.Out;
+  R = runTorchlint({"check", "--no-cache", "--format", "github", "."}, Dir);
+  EXPECT_EQ(R.Exit, 1) << R.Err;
+  EXPECT_TRUE(llvm::json::isUTF8(R.Out)) << R.Out;
+  EXPECT_THAT(R.Out, HasSubstr("file=caf\xef\xbf\xbd.py,line=2"));
+}
+
 TEST(CiFormats, SelectableOnTheCommandLine) {
   std::string Dir = tempDir();
   writeFile(Dir + "/a.py", "import torch\nd = torch.device(\"gpu\")\n");

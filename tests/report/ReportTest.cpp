@@ -216,6 +216,20 @@ TEST(ReportGithub, WorkflowCommandsWithEscaping) {
                              "::error file=x%2Cy.py,title=torchlint::cannot read: 50%25 gone"));
 }
 
+TEST(ReportGithub, FileNamesThatAreNotUtf8AreWrittenWithReplacementCharacters) {
+  std::string Src = "a = 1\n";
+  FileOutcome Unreadable;
+  Unreadable.Path = "x\xff.py";
+  Unreadable.Error = "cannot read: \xc3";
+  std::string Out = render(Format::Github,
+                           {outcome("dir/caf\xe9.py", Src, {diag("TL401", Severity::Error, rangeOf(Src, "a"), "m")}),
+                            Unreadable});
+  EXPECT_TRUE(json::isUTF8(Out)) << Out;
+  EXPECT_THAT(lines(Out), ElementsAre("::error title=torchlint (TL401),file=dir/caf\xef\xbf\xbd.py,line=1,col=1,"
+                                      "endLine=1,endColumn=2::dir/caf\xef\xbf\xbd.py:1:1: TL401 m",
+                                      "::error file=x\xef\xbf\xbd.py,title=torchlint::cannot read: \xef\xbf\xbd"));
+}
+
 TEST(ReportGithub, RealFindings) {
   auto L = lines(render(Format::Github, {lintOne("a.py", NonAscii, {"TL401", "TL002"})}));
   ASSERT_EQ(L.size(), 2u);
