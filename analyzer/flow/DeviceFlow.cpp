@@ -7,6 +7,7 @@
 #include "source/Strings.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace torchlint::flow {
 
@@ -167,6 +168,7 @@ void DeviceFlow::Impl::analyseScope(int32_t Id) {
   Fr.Caller = F;
   Frame *Saved = F;
   F = &Fr;
+  uint32_t SavedInlining = std::exchange(Inlining, 0); // a scope's own analysis records its values
   if (S.Kind == ScopeKind::Module) {
     block(Root);
     for (auto &[K, V] : Fr.S.V)
@@ -177,6 +179,7 @@ void DeviceFlow::Impl::analyseScope(int32_t Id) {
     analyseFunction(Id, S, Fr);
   }
   F = Saved;
+  Inlining = SavedInlining;
   Analysed[Id] = 2;
 }
 
@@ -398,6 +401,67 @@ bool DeviceFlow::Impl::annotatesTensor(TSNode Type) const {
   if (auto S = is(Type, "string") ? stringLiteral(Type, Text) : std::nullopt)
     Spelled = *S;
   return endsWith(Spelled, "Tensor") && Spelled.find_first_of("[|") == std::string_view::npos;
+}
+
+/// A call of this file's function \p Scope, evaluated with the caller's arguments: what the body
+/// does with them (`return t.float() / 255` of a CPU tensor is a CPU tensor; a batch passed on
+/// reaches the model there). Only small plain functions, two calls deep, never one already under
+/// way, and only where an argument is something the flow knows; nothing is recorded for the
+/// body (its own analysis reports there). Nullopt where it does not apply.
+std::optional<Value> DeviceFlow::Impl::inlineCall(int32_t Scope, const CallArgs &A) {
+  constexpr uint32_t MaxBody = 2048, MaxDepth = 2;
+  const torchlint::Scope &Sc = M.scope(Scope);
+  if (A.HasSplat || Inlining >= MaxDepth || Analysed[Scope] == 1 || Sc.Parent < 0 ||
+      M.scope(Sc.Parent).Kind == ScopeKind::Class)
+    return std::nullopt;
+  TSNode Body = field(Sc.Node, "body");
+  if (ts_node_is_null(Body) || ts_node_end_byte(Body) - ts_node_start_byte(Body) > MaxBody ||
+      std::find(InlineStack.begin(), InlineStack.end(), Scope) != InlineStack.end())
+    return std::nullopt;
+  auto Informative = [](const Value &V) { return V.Kind != ValueKind::Unknown && V.Kind != ValueKind::Scalar; };
+  std::vector<Value> Pos;
+  bool Any = false;
+  for (TSNode P : A.Positional) {
+    Pos.push_back(eval(P));
+    Any |= Informative(Pos.back());
+  }
+  std::vector<std::pair<std::string_view, Value>> Kw;
+  for (auto &[N, V] : A.Keywords) {
+    Kw.emplace_back(N, eval(V));
+    Any |= Informative(Kw.back().second);
+  }
+  if (!Any)
+    return std::nullopt;
+  Frame Fr;
+  Fr.Scope = Scope;
+  Fr.Caller = F;
+  Fr.IsFunction = true;
+  Frame *Saved = F;
+  F = &Fr;
+  ++Inlining;
+  InlineStack.push_back(Scope);
+  setupParameters(Sc.Node, Scope);
+  size_t I = 0;
+  for (const Parameter &P : M.parameters(Sc.Node)) {
+    if (ts_node_is_null(P.Name) || (P.How != Parameter::Form::Plain && P.How != Parameter::Form::Default))
+      break;
+    std::string_view N = Text(P.Name);
+    const Value *Given = I < Pos.size() ? &Pos[I] : nullptr;
+    for (auto &[K, V] : Kw)
+      if (K == N)
+        Given = &V;
+    ++I;
+    if (Given && Informative(*Given))
+      set(N, *Given);
+  }
+  block(Body);
+  std::optional<Value> R;
+  if (Fr.AnyReturn && Fr.Returned && !Fr.S.Reachable)
+    R = *Fr.Returned;
+  InlineStack.pop_back();
+  --Inlining;
+  F = Saved;
+  return R;
 }
 
 Value DeviceFlow::Impl::localCall(int32_t Scope) {

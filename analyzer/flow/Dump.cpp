@@ -32,6 +32,8 @@ std::string_view kindName(ValueKind K) {
     return "checkpoint";
   case ValueKind::Settings:
     return "settings";
+  case ValueKind::Tuple:
+    return "tuple";
   }
   return "?";
 }

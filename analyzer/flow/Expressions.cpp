@@ -8,6 +8,7 @@
 #include "source/Strings.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace torchlint::flow {
 
@@ -28,7 +29,16 @@ DType latticeType(torch::ScalarType T) {
   }
 }
 
+Value DeviceFlow::Impl::tupleOf(std::vector<Value> Parts) {
+  Value V = make(ValueKind::Tuple);
+  V.Parts = static_cast<uint32_t>(TupleParts.size());
+  TupleParts.push_back(std::move(Parts));
+  return V;
+}
+
 void DeviceFlow::Impl::record(TSNode E, const Value &V) {
+  if (Inlining) // a helper's body evaluated for one call: its own analysis records it
+    return;
   // Most expressions say nothing (names of unknown things, strings, numbers: a large literal
   // table at module level is thousands of them), and a node without an entry reads as unknown.
   // Outside loops a node is evaluated once, or again in the same state, so an unknown value
@@ -122,10 +132,22 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
   case Expr::Keyword: // its name is no expression
     eval(field(E, "value"));
     return {};
-  case Expr::Collection:
-    for (TSNode C : ChildList(File, E))
-      eval(C);
-    return {};
+  case Expr::Collection: {
+    // A tuple or list display keeps its elements where one of them is something the flow knows
+    // (`return images, labels`, `[x, y]`); other collections say nothing.
+    bool Display = is(E, "tuple") || is(E, "expression_list") || is(E, "list");
+    std::vector<Value> Parts;
+    bool Known = false;
+    for (TSNode C : ChildList(File, E)) {
+      Value V = eval(C);
+      if (is(C, "comment"))
+        continue;
+      Display &= !is(C, "list_splat") && !is(C, "parenthesized_list_splat");
+      Known |= V.Kind != ValueKind::Unknown && V.Kind != ValueKind::Scalar;
+      Parts.push_back(V);
+    }
+    return Display && Known ? tupleOf(std::move(Parts)) : Value();
+  }
   case Expr::Other:
     break;
   }
@@ -202,6 +224,15 @@ Value DeviceFlow::Impl::subscript(TSNode E) {
     return Known;
   if (Value I = whereIndex(Object); I.Kind != ValueKind::Unknown)
     return I;
+  if (const std::vector<Value> *Parts = partsOf(O)) { // `batch[0]` of `batch = (x, y)`
+    NodeList Index = namedChildren(E);
+    if (Index.size() == 2 && is(Index[1], "integer")) {
+      long I = std::strtol(std::string(Text(Index[1])).c_str(), nullptr, 10);
+      if (I >= 0 && static_cast<size_t>(I) < Parts->size())
+        return (*Parts)[static_cast<size_t>(I)];
+    }
+    return {};
+  }
   if (O.Kind == ValueKind::Batch) {
     Value V = O;
     V.Kind = ValueKind::Tensor;
@@ -332,6 +363,8 @@ DType DeviceFlow::Impl::dtypeArg(TSNode D, torch::DtypeSpelling In) {
 }
 
 void DeviceFlow::Impl::noteLoop(TSNode C) {
+  if (Inlining)
+    return;
   // The loop this call runs in every step of (not under a branch inside it).
   if (!F->Loops.empty() && F->LoopIfDepth.back() == F->IfDepth)
     CallLoop[C.id] = F->Loops.back();
@@ -423,8 +456,14 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
       return *projectCallee(C, A, Q);
   if (std::find(std::begin(Inert), std::end(Inert), Name) == std::end(Inert))
     escape(A, Local && !A.HasSplat ? Def : -1);
-  // Only what the helper builds itself is known; parameter-dependent values are not.
-  return Local ? localCall(Def) : Value();
+  if (!Local)
+    return {};
+  // What the helper does with these arguments; else what it builds itself. (Its own analysis
+  // comes first: that is where its findings are.)
+  Value Own = localCall(Def);
+  if (std::optional<Value> R = inlineCall(Def, A); R && (R->Kind != ValueKind::Unknown || R->Flags))
+    return *R;
+  return Own;
 }
 
 // `next(model.parameters())`: a tensor on the module's device (`.device` of it is the idiom).

@@ -151,6 +151,17 @@ private:
   static bool sharedWithNested(std::string_view K, const Value &V);
   static Value sharedValue(Value V);
   Value Scratch; // enclosingValue()'s answer from a frame under way
+  // Tuples' elements, by Value::Parts (0: none).
+  std::deque<std::vector<Value>> TupleParts{std::vector<Value>{}};
+  Value tupleOf(std::vector<Value> Parts);
+  const std::vector<Value> *partsOf(const Value &V) const {
+    return V.Kind == ValueKind::Tuple && V.Parts ? &TupleParts[V.Parts] : nullptr;
+  }
+  // Calls of local functions evaluated with their arguments (inlineCall()): nothing is recorded
+  // while one is under way, and none is entered twice.
+  uint32_t Inlining = 0;
+  std::vector<int32_t> InlineStack;
+  std::optional<Value> inlineCall(int32_t Scope, const CallArgs &A);
   bool KeepModule = false; // summarising: keep what the module body leaves
   // What decides whether the lint's flow can give the module's summary (summarizeAfterLint):
   bool ModuleRead = false;  // the module body was analysed first, as a summary's flow does

@@ -16,6 +16,8 @@ void DeviceFlow::Impl::buildOptimizer(std::string_view Key, TSNode Call, TSNode 
 }
 
 void DeviceFlow::Impl::loadOptimizerState(TSNode C, std::string_view Key) {
+  if (Inlining) // the helper's own analysis reports its loads
+    return;
   auto It = F->S.O.find(Key);
   if (It == F->S.O.end() || !is(ts_node_parent(C), "expression_statement"))
     return;

@@ -431,13 +431,23 @@ void DeviceFlow::Impl::bindTarget(TSNode Target, const Value &V, bool SameObject
   std::string_view K = kind(Target);
   if (K == "pattern_list" || K == "tuple_pattern" || K == "list_pattern" || K == "expression_list" ||
       K == "tuple" || K == "list") {
-    // Unpacking a batch gives its tensors; anything else is not followed element-wise.
+    // Unpacking a batch gives its tensors; a tuple of as many elements, each its own; anything
+    // else is not followed element-wise.
     Value E;
     if (V.Kind == ValueKind::Batch) {
       E = V;
       E.Kind = ValueKind::Tensor;
     }
-    for (TSNode C : namedChildren(Target))
+    NodeList Targets = namedChildren(Target);
+    const std::vector<Value> *Parts = partsOf(V);
+    bool Splat = std::any_of(Targets.begin(), Targets.end(), [](TSNode C) { return is(C, "list_splat_pattern"); });
+    if (Parts && Parts->size() == Targets.size() && !Splat) {
+      std::vector<Value> Each = *Parts; // binding may grow the table
+      for (size_t I = 0; I < Targets.size(); ++I)
+        bindTarget(Targets[I], Each[I]);
+      return;
+    }
+    for (TSNode C : Targets)
       bindTarget(C, is(C, "list_splat_pattern") ? Value() : E);
     return;
   }

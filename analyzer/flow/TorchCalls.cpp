@@ -513,17 +513,8 @@ Value DeviceFlow::Impl::methodCall(TSNode C, const CallArgs &A, TSNode Obj, std:
       V.Kind = ValueKind::Unknown;
     return V;
   }
-  if (!Tensor) {
-    // A tensor argument of unknown kind (an input): what keeps its device is derived from it.
-    if (Recv.has(FlagInput) && (Bits & (torch::KeepsShape | torch::KeepsDevice)) && !(Bits & torch::PairwiseMethod)) {
-      Value V;
-      V.Flags = FlagInput;
-      V.DevHow = Recv.DevHow;
-      V.DevAt = Recv.DevAt;
-      return V;
-    }
+  if (!Tensor)
     return {};
-  }
   return tensorMethod(C, Name, Bits, Recv, Args);
 }
 

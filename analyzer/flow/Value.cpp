@@ -87,7 +87,7 @@ std::string_view originVerb(Origin O) {
 
 bool Value::operator==(const Value &O) const {
   return Kind == O.Kind && Dev == O.Dev && Type == O.Type && R == O.R && Flags == O.Flags && DevHow == O.DevHow &&
-         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory;
+         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory && Parts == O.Parts;
 }
 
 Value join(const Value &A, const Value &B) {
@@ -114,6 +114,8 @@ Value join(const Value &A, const Value &B) {
     J.Loader = A.Loader;
   if (J.has(FlagDefaultFactory))
     J.Factory = A.Factory;
+  if (A.Parts == B.Parts) // the same display: its elements (two displays' differ: not known)
+    J.Parts = A.Parts;
   return J;
 }
 

@@ -21,6 +21,7 @@ enum class ValueKind : uint8_t {
   NumpyArray,
   Checkpoint,
   Settings, // the options a program was started with (`parser.parse_args()`): `args.device` is its device
+  Tuple,    // a tuple or list display (`return images, labels`): its elements in DeviceFlow's table
 };
 
 enum class DeviceKind : uint8_t { Unknown, Cpu, Cuda, Mps, Meta, Configured };
@@ -101,6 +102,7 @@ struct Value {
   NodeMark TypeAt;  // where the dtype was
   NodeMark Loader;  // for batches: the DataLoader constructor (pin_memory)
   NodeMark Factory; // for FlagDefaultFactory: the factory call without `device=`
+  uint32_t Parts = 0; // for Tuple: its elements' index in the flow's table (0: not known)
 
   bool has(ValueFlag F) const { return (Flags & F) != 0; }
   bool isTensor() const { return Kind == ValueKind::Tensor; }

@@ -35,11 +35,21 @@ _TL105_ONCE = ("TL105 reports once per file that chooses no device, at its first
                "should)")
 _TL108_HELPER = ("TL108 knows a function is a `collate_fn` or `worker_init_fn` from the DataLoader that names "
                  "it in the same file; the DataLoader in the importing module does not reach the helper's lint")
+_ACROSS_MODULES = ("a module's summary does not yet carry a tuple's elements nor what a function returns of "
+                   "its arguments: `make_batch` and `normalize` are followed with the caller's arguments in "
+                   "the file that defines them, not from another module")
 EXCEPTIONS = {
+    ("placement/values_through_helpers_and_containers.py", "helper-from-import"): _ACROSS_MODULES,
+    ("placement/values_through_helpers_and_containers.py", "helper-import-module"): _ACROSS_MODULES,
+    ("placement/values_through_helpers_and_containers.py", "helper-star-import"): _ACROSS_MODULES,
     ("perf/TL202_non_blocking_without_pin_memory.py", "for-range-2"):
         "`x = x.to(device, non_blocking=True)` repeated in a loop: from the second pass on `x` is on the "
         "device already; the flow joins the passes, and TL202 speaks only where every pass copies a batch "
         "straight from the DataLoader",
+    ("placement/TL104_factory_without_device_library.py", "for-range-2"):
+        "`array = array.index_select(...)` repeated in a loop: from the second pass on `array` is a "
+        "method's result on an argument of unknown kind, which the flow does not call a tensor (a 0-dim "
+        "host tensor passed by every caller would make TL104 wrong there); the passes are joined",
     ("perf/TL203_sync_in_training_loop.py", "for-range-2"):
         "TL203 reads the innermost loop around the call, which must call `backward()` or `step()`; the "
         "loop wrapped around one statement calls neither",
