@@ -173,7 +173,7 @@ void DeviceFlow::Impl::analyseScope(int32_t Id) {
     block(Root);
     for (auto &[K, V] : Fr.S.V)
       if (sharedWithNested(K, V))
-        Globals.emplace(K, sharedValue(V));
+        Globals.try_emplace(K, sharedValue(V));
     ModuleVars = std::move(Fr.S.V); // what a summary exports (the frame ends here)
   } else {
     analyseFunction(Id, S, Fr);
@@ -239,7 +239,7 @@ void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
       analyseClassInit(Fr.Class);
       F = &Fr;
       for (auto &[K, V] : Classes[Fr.Class].Attrs)
-        Fr.S.V.emplace(K, V);
+        Fr.S.V.try_emplace(K, V);
       Fr.Parents.insert("self");
     }
   }
@@ -251,7 +251,7 @@ void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
   Vars &Closure = Closures[Id];
   for (auto &[K, V] : Fr.S.V)
     if (sharedWithNested(K, V))
-      Closure.emplace(K, sharedValue(V));
+      Closure.try_emplace(K, sharedValue(V));
   auto &Sum = Summaries[Id];
   Sum.Done = true;
   Sum.AnyReturn = Fr.AnyReturn;
@@ -277,7 +277,7 @@ void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {
     }
     A.Flags &= ~FlagDefaultFactory;
     A.Flags |= A.isTensor() && Registered ? FlagInput : 0;
-    CF.Attrs.emplace(K, A);
+    CF.Attrs.try_emplace(K, A);
   }
   CF.Done = true;
 }
@@ -419,15 +419,21 @@ std::optional<Value> DeviceFlow::Impl::inlineCall(int32_t Scope, const CallArgs 
       std::find(InlineStack.begin(), InlineStack.end(), Scope) != InlineStack.end())
     return std::nullopt;
   auto Informative = [](const Value &V) { return V.Kind != ValueKind::Unknown && V.Kind != ValueKind::Scalar; };
+  // The arguments as the caller evaluated them (call() did, just before): read back, not
+  // evaluated again, so nested calls cost no more than once each.
+  auto Evaluated = [&](TSNode N) {
+    auto It = Values.find(N.id);
+    return It == Values.end() ? Value() : It->second;
+  };
   std::vector<Value> Pos;
   bool Any = false;
   for (TSNode P : A.Positional) {
-    Pos.push_back(eval(P));
+    Pos.push_back(Evaluated(P));
     Any |= Informative(Pos.back());
   }
   std::vector<std::pair<std::string_view, Value>> Kw;
   for (auto &[N, V] : A.Keywords) {
-    Kw.emplace_back(N, eval(V));
+    Kw.emplace_back(N, Evaluated(V));
     Any |= Informative(Kw.back().second);
   }
   if (!Any)

@@ -461,6 +461,8 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
   // What the helper does with these arguments; else what it builds itself. (Its own analysis
   // comes first: that is where its findings are.)
   Value Own = localCall(Def);
+  if (Own.Kind != ValueKind::Unknown)
+    return Own; // what it builds itself, whatever it is given
   if (std::optional<Value> R = inlineCall(Def, A); R && (R->Kind != ValueKind::Unknown || R->Flags))
     return *R;
   return Own;

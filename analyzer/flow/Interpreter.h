@@ -9,6 +9,7 @@
 #include "torch/Read.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/Hashing.h>
 #include <llvm/ADT/StringRef.h>
 
 #include <deque>
@@ -20,9 +21,27 @@
 #include <unordered_set>
 #include <vector>
 
+namespace llvm {
+/// Names as keys of the flow's state: views into the file's text (the two special keys point
+/// nowhere in it).
+template <> struct DenseMapInfo<std::string_view> {
+  static std::string_view getEmptyKey() { return {reinterpret_cast<const char *>(~uintptr_t(0)), 0}; }
+  static std::string_view getTombstoneKey() { return {reinterpret_cast<const char *>(~uintptr_t(1)), 0}; }
+  static unsigned getHashValue(std::string_view S) { return static_cast<unsigned>(llvm::hash_value(llvm::StringRef(S))); }
+  static bool isEqual(std::string_view A, std::string_view B) {
+    if (A.data() == B.data() && A.size() == B.size())
+      return true;
+    auto Special = [](std::string_view S) { return S.empty() && reinterpret_cast<uintptr_t>(S.data()) >= ~uintptr_t(1); };
+    return !Special(A) && !Special(B) && A == B;
+  }
+};
+} // namespace llvm
+
 namespace torchlint::flow {
 
-using Vars = std::unordered_map<std::string_view, Value>;
+/// What each name or path holds. A DenseMap: the flow copies the whole state at every branch
+/// and loop, and one allocation per copy costs far less than one per name.
+using Vars = llvm::DenseMap<std::string_view, Value>;
 
 /// What the flow knows of an optimizer a path holds: the model whose parameters it was built
 /// over and, on some path to here, the state it loaded.
@@ -216,6 +235,7 @@ private:
   Value whereIndex(TSNode Call);
   bool libraryMayMatter(int32_t Scope);
   bool callsSource(std::string_view Code, bool Constructors);
+  bool projectSource(std::string_view Q);
   std::string_view afterName(TSNode Function) const;
   int32_t initOf(int32_t Class) const;
 

@@ -172,6 +172,14 @@ std::string_view DeviceFlow::Impl::afterName(TSNode Function) const {
   return From <= Whole.size() ? Whole.substr(From) : Whole;
 }
 
+// Whether the project's name \p Q is a function or class whose summary gives a value (or loads
+// a state): only those make a caller worth interpreting. (A function exported for what it does
+// to its arguments alone does not.)
+bool DeviceFlow::Impl::projectSource(std::string_view Q) {
+  const Export *E = projectName(Q, /*Decides=*/false).second;
+  return E && (E->Result.Kind != ValueKind::Unknown || E->LoadsState || E->What != Export::Kind::Function);
+}
+
 // Whether \p Code calls a tensor factory, this file's own function or class, a torch function
 // imported under another name, or (with \p Constructors) a class such as `nn.Linear`: the name
 // before each `(`.
@@ -179,11 +187,27 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
   if (LocalNames.empty()) {
     for (auto &[Name, Scope] : TopFunctions)
       LocalNames.insert(Name);
-    for (const Scope &S : M.scopes()) // nested helpers: calls of them are calls of this file's code
-      if (S.Kind == ScopeKind::Function && S.Parent > 0 && M.scope(S.Parent).Kind == ScopeKind::Function)
-        LocalNames.insert(S.Name);
     for (const ClassInfo &C : M.classes())
       LocalNames.insert(C.Name);
+    // Nested helpers count where their own text holds what a flow rule needs: decorators' and
+    // callbacks' `wrapper`s and `inner`s, which only pass calls on, would make every caller of
+    // one a function to interpret. (A nested helper is still followed from a caller that is
+    // interpreted for other reasons.)
+    auto CallsFactory = [&](std::string_view Code) {
+      for (size_t Open = Code.find('('); Open != std::string_view::npos; Open = Code.find('(', Open + 1)) {
+        size_t Begin = Open;
+        while (Begin > 0 && nameByte(Code[Begin - 1]))
+          --Begin;
+        std::string_view Name = Code.substr(Begin, Open - Begin);
+        if (!Name.empty() && (factoryWord(Name) || factoryWord(lastComponent(M.importOf(Name)))))
+          return true;
+      }
+      return false;
+    };
+    for (const Scope &S : M.scopes())
+      if (S.Kind == ScopeKind::Function && S.Parent > 0 && M.scope(S.Parent).Kind == ScopeKind::Function &&
+          (mayMatter(S.Node) || CallsFactory(afterName(S.Node))))
+        LocalNames.insert(S.Name);
   }
   for (size_t Open = Code.find('('); Open != std::string_view::npos; Open = Code.find('(', Open + 1)) {
     size_t End = Open;
@@ -217,7 +241,7 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
     // summary reads no other module's: KeepModule, which may be set after the lint asked).
     if (Bare && !W.Imported.empty() && M.project() && !KeepModule) {
       if (W.Project < 0)
-        W.Project = projectName(W.Imported, /*Decides=*/false).second != nullptr;
+        W.Project = projectSource(W.Imported);
       if (W.Project)
         return true;
     }
@@ -226,7 +250,7 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
       for (const std::string &Star : M.starImports()) {
         auto [PIt, PNew] = ProjectCallees.try_emplace(Star + "." + std::string(Name), false);
         if (PNew)
-          PIt->second = projectName(PIt->first, /*Decides=*/false).second != nullptr;
+          PIt->second = projectSource(PIt->first);
         if (PIt->second)
           return true;
       }
@@ -241,7 +265,7 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
       if (Plain && !Module.empty() && !startsWith(Module, "torch")) {
         auto [PIt, PNew] = ProjectCallees.try_emplace(std::string(Module) + "." + std::string(Name), false);
         if (PNew)
-          PIt->second = projectName(PIt->first, /*Decides=*/false).second != nullptr;
+          PIt->second = projectSource(PIt->first);
         if (PIt->second)
           return true;
       }

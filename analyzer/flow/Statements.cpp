@@ -38,7 +38,8 @@ void joinInto(State &A, const State &B) {
     }
     Value V = Other == B.V.end() ? Value() : join(It->second, Other->second);
     if (V.Kind == ValueKind::Unknown && !V.Flags && !Plain) {
-      It = A.V.erase(It);
+      auto Gone = It++;
+      A.V.erase(Gone); // a DenseMap's erase leaves the other iterators valid
       continue;
     }
     It->second = V;
@@ -93,9 +94,9 @@ State widenStates(const State &Old, const State &New) {
   // never bound on that path).
   for (auto &[K, V] : New.V)
     if (auto It = Old.V.find(K); It != Old.V.end() && It->second == V)
-      W.V.emplace(K, V);
+      W.V.try_emplace(K, V);
     else if (plainName(K, W.SelfBindings))
-      W.V.emplace(K, Value());
+      W.V.try_emplace(K, Value());
   for (auto &[K, V] : Old.V)
     if (plainName(K, W.SelfBindings))
       W.V.try_emplace(K, Value());
@@ -111,7 +112,8 @@ void forgetValues(State &S) {
       It->second = Value();
       ++It;
     } else {
-      It = S.V.erase(It);
+      auto Gone = It++;
+      S.V.erase(Gone);
     }
   S.O.clear();
 }
@@ -550,10 +552,12 @@ void DeviceFlow::Impl::set(std::string_view Key, const Value &V, bool SameObject
   if (F->Parents.count(Key))
     for (auto It = F->S.V.begin(); It != F->S.V.end();) {
       std::string_view K = It->first;
-      if (K.size() > Key.size() && startsWith(K, Key) && (K[Key.size()] == '.' || K[Key.size()] == '['))
-        It = F->S.V.erase(It);
-      else
+      if (K.size() > Key.size() && startsWith(K, Key) && (K[Key.size()] == '.' || K[Key.size()] == '[')) {
+        auto Gone = It++;
+        F->S.V.erase(Gone);
+      } else {
         ++It;
+      }
     }
   for (size_t I = Key.find_first_of(".["); I != std::string_view::npos; I = Key.find_first_of(".[", I + 1))
     F->Parents.insert(Key.substr(0, I));
