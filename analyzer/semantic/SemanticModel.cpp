@@ -8,6 +8,8 @@
 
 #include "source/Hinted.h"
 #include "source/Strings.h"
+
+#include <cctype>
 #include "torch/Api.h"
 
 #include <algorithm>
@@ -35,7 +37,7 @@ std::string SemanticModel::resolve(TSNode Expr, std::string_view T, TSSymbol Sym
   if (plainDottedName(T) && Dotted.of(Sym)) {
     size_t Dot = T.find('.');
     auto It = Imports.find(T.substr(0, Dot));
-    if (It == Imports.end())
+    if (It == Imports.end() || rebound(It->first, Expr))
       return {};
     if (Dot == std::string_view::npos)
       return It->second;
@@ -55,7 +57,7 @@ std::string SemanticModel::resolve(TSNode Expr, std::string_view T, TSSymbol Sym
   if (!is(Cur, "identifier"))
     return {};
   auto It = Imports.find(Text(Cur));
-  if (It == Imports.end())
+  if (It == Imports.end() || rebound(It->first, Expr))
     return {};
   std::string Q = It->second;
   for (auto I = Parts.rbegin(); I != Parts.rend(); ++I) {
@@ -63,6 +65,53 @@ std::string SemanticModel::resolve(TSNode Expr, std::string_view T, TSSymbol Sym
     Q.append(*I);
   }
   return Q;
+}
+
+bool SemanticModel::rebound(std::string_view Local, TSNode At) const {
+  // Whether the file may assign the name (`foo = ...`),
+  // read off the text once per imported name that is used: only those are looked up in the
+  // bindings.
+  auto [Seen, New] = MayRebind.try_emplace(Local, false);
+  if (New) {
+    std::string_view Src = Text.source();
+    auto NameByte = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
+    for (size_t I = findBytes(Src, Local); I != std::string_view::npos; I = findBytes(Src, Local, I + 1)) {
+      size_t E = I + Local.size();
+      if ((I > 0 && (NameByte(Src[I - 1]) || Src[I - 1] == '.')) || (E < Src.size() && NameByte(Src[E])))
+        continue;
+      size_t J = Src.find_first_not_of(" \t", E);
+      if (J != std::string_view::npos &&
+          Src[J] == '=' && (J + 1 >= Src.size() || Src[J + 1] != '=')) {
+        Seen->second = true;
+        break;
+      }
+    }
+  }
+  if (!Seen->second)
+    return false;
+  // The latest binding wins, as in Python: in a function that binds the name itself, it is
+  // local there; else the module's binding before the use (for code in a function, the last
+  // one: the module has run by the time it is called).
+  auto NotImport = [](const Binding *B) {
+    return B->Kind != BindingKind::Import && B->Kind != BindingKind::Declaration;
+  };
+  int32_t Fn = enclosingFunction(scopeAt(At));
+  bool InFunction = Fn > 0;
+  if (Fn > 0) {
+    const ScopeBindings &B = bindings(Fn);
+    std::vector<const Binding *> Own = B.of(Local);
+    if (std::any_of(Own.begin(), Own.end(), [](const Binding *X) { return X->Kind == BindingKind::Declaration; }))
+      ; // `global foo`: the module's binding
+    else if (std::any_of(Own.begin(), Own.end(), NotImport))
+      return true;
+    else if (!Own.empty())
+      return false;
+  }
+  const Binding *Last = nullptr;
+  for (const Binding *X : bindings(0).of(Local))
+    if (InFunction || ts_node_start_byte(X->Site) < ts_node_start_byte(At))
+      Last = X;
+  return Last && NotImport(Last);
 }
 
 bool SemanticModel::refersTo(TSNode Expr, std::string_view Q) const {

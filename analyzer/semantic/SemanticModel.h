@@ -230,6 +230,10 @@ public:
 
 private:
   std::string resolve(TSNode Expr, std::string_view Spelled, TSSymbol Sym) const;
+  /// Whether the imported name \p Local means something else at \p At: bound again after the
+  /// import (the latest binding wins), or bound in the function around \p At.
+  bool rebound(std::string_view Local, TSNode At) const;
+  mutable std::unordered_map<std::string_view, bool> MayRebind; // per imported name: may the text bind it again?
   bool memoFor(TSNode Expr) const { return Expr.id && Expr.id == MemoId && ts_node_start_byte(Expr) == MemoStart; }
 
   NodeText Text;
