@@ -202,8 +202,8 @@ Value DeviceFlow::Impl::sharedValue(Value V) {
 
 /// The value a free name \p Name of the function being analysed has in an enclosing function:
 /// that function's frame where it is being analysed (the nested one was called from it), else
-/// what it left at its end. Null where no enclosing function binds it.
-const Value *DeviceFlow::Impl::enclosingValue(std::string_view Name) {
+/// what it left at its end. Nullopt where no enclosing function binds it.
+std::optional<Value> DeviceFlow::Impl::enclosingValue(std::string_view Name) const {
   for (int32_t S = M.scope(F->Scope).Parent; S > 0; S = M.scope(S).Parent) {
     if (M.scope(S).Kind != ScopeKind::Function)
       continue;
@@ -212,20 +212,19 @@ const Value *DeviceFlow::Impl::enclosingValue(std::string_view Name) {
         auto It = Fr->S.V.find(Name);
         if (It != Fr->S.V.end()) {
           if (!sharedWithNested(Name, It->second))
-            return nullptr;
-          Scratch = sharedValue(It->second);
-          return &Scratch;
+            return std::nullopt;
+          return sharedValue(It->second);
         }
         if (Fr->Bound.count(Name))
-          return nullptr;
+          return std::nullopt;
       }
     if (auto C = Closures.find(S); C != Closures.end()) {
       auto It = C->second.find(Name);
       if (It != C->second.end())
-        return &It->second;
+        return It->second;
     }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 void DeviceFlow::Impl::analyseFunction(int32_t Id, const Scope &S, Frame &Fr) {

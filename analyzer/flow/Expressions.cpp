@@ -8,7 +8,6 @@
 #include "source/Strings.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace torchlint::flow {
 
@@ -226,11 +225,9 @@ Value DeviceFlow::Impl::subscript(TSNode E) {
     return I;
   if (const std::vector<Value> *Parts = partsOf(O)) { // `batch[0]` of `batch = (x, y)`
     NodeList Index = namedChildren(E);
-    if (Index.size() == 2 && is(Index[1], "integer")) {
-      long I = std::strtol(std::string(Text(Index[1])).c_str(), nullptr, 10);
-      if (I >= 0 && static_cast<size_t>(I) < Parts->size())
-        return (*Parts)[static_cast<size_t>(I)];
-    }
+    if (std::optional<long> I = Index.size() == 2 ? intLiteral(Index[1], Text) : std::nullopt;
+        I && static_cast<size_t>(*I) < Parts->size())
+      return (*Parts)[static_cast<size_t>(*I)];
     return {};
   }
   if (O.Kind == ValueKind::Batch) {

@@ -166,10 +166,9 @@ private:
   // What a function's nested functions and classes read of its names (closures): its values at
   // its end, as Globals are the module's (lookup()).
   std::unordered_map<int32_t, Vars> Closures;
-  const Value *enclosingValue(std::string_view Name);
+  std::optional<Value> enclosingValue(std::string_view Name) const;
   static bool sharedWithNested(std::string_view K, const Value &V);
   static Value sharedValue(Value V);
-  Value Scratch; // enclosingValue()'s answer from a frame under way
   // Tuples' elements, by Value::Parts (0: none).
   std::deque<std::vector<Value>> TupleParts{std::vector<Value>{}};
   Value tupleOf(std::vector<Value> Parts);
@@ -236,6 +235,7 @@ private:
   bool libraryMayMatter(int32_t Scope);
   bool callsSource(std::string_view Code, bool Constructors);
   bool projectSource(std::string_view Q);
+  bool projectCallee(std::string Q);
   std::string_view afterName(TSNode Function) const;
   int32_t initOf(int32_t Class) const;
 

@@ -180,6 +180,14 @@ bool DeviceFlow::Impl::projectSource(std::string_view Q) {
   return E && (E->Result.Kind != ValueKind::Unknown || E->LoadsState || E->What != Export::Kind::Function);
 }
 
+// projectSource() of a dotted name the prefilter spelt itself, remembered per name.
+bool DeviceFlow::Impl::projectCallee(std::string Q) {
+  auto [It, New] = ProjectCallees.try_emplace(std::move(Q), false);
+  if (New)
+    It->second = projectSource(It->first);
+  return It->second;
+}
+
 // Whether \p Code calls a tensor factory, this file's own function or class, a torch function
 // imported under another name, or (with \p Constructors) a class such as `nn.Linear`: the name
 // before each `(`.
@@ -246,15 +254,10 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
         return true;
     }
     // A function a star import brought (`from helpers import *`).
-    if (Bare && W.Imported.empty() && !W.Local && !M.starImports().empty() && M.project() && !KeepModule) {
-      for (const std::string &Star : M.starImports()) {
-        auto [PIt, PNew] = ProjectCallees.try_emplace(Star + "." + std::string(Name), false);
-        if (PNew)
-          PIt->second = projectSource(PIt->first);
-        if (PIt->second)
+    if (Bare && W.Imported.empty() && !W.Local && !M.starImports().empty() && M.project() && !KeepModule)
+      for (const std::string &Star : M.starImports())
+        if (projectCallee(Star + "." + std::string(Name)))
           return true;
-      }
-    }
     // The same function called through its module (`import helpers`, `helpers.make_mask(4)`).
     if (!Bare && M.project() && !KeepModule) {
       size_t Dot = Begin - 1, ModBegin = Dot;
@@ -262,13 +265,9 @@ bool DeviceFlow::Impl::callsSource(std::string_view Code, bool Constructors) {
         --ModBegin;
       bool Plain = ModBegin == 0 || Code[ModBegin - 1] != '.';
       std::string_view Module = M.importOf(Code.substr(ModBegin, Dot - ModBegin));
-      if (Plain && !Module.empty() && !startsWith(Module, "torch")) {
-        auto [PIt, PNew] = ProjectCallees.try_emplace(std::string(Module) + "." + std::string(Name), false);
-        if (PNew)
-          PIt->second = projectSource(PIt->first);
-        if (PIt->second)
-          return true;
-      }
+      if (Plain && !Module.empty() && !startsWith(Module, "torch") &&
+          projectCallee(std::string(Module) + "." + std::string(Name)))
+        return true;
     }
   }
   return false;

@@ -7,7 +7,6 @@
 #include "source/Strings.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace torchlint::flow {
 
@@ -225,18 +224,17 @@ void DeviceFlow::Impl::narrow(TSNode Cond) {
 void DeviceFlow::Impl::ifStatement(TSNode S) {
   TSNode Cond = field(S, "condition");
   eval(Cond);
-  // `if True:` runs its body and nothing else; `if False:` never does.
-  if (is(Cond, "true") || is(Cond, "false")) {
-    TSNode Taken{};
-    if (is(Cond, "true"))
-      Taken = field(S, "consequence");
-    else
-      for (TSNode C : namedChildren(S))
-        if (is(C, "else_clause"))
-          Taken = field(C, "body");
-        else if (is(C, "elif_clause"))
-          break; // the elifs decide: not followed as a constant
-    if (is(Cond, "true") || !ts_node_is_null(Taken) || ts_node_named_child_count(S) == 2) {
+  // `if True:` runs its body and nothing else; `if False:` its `else`, if any (with an `elif`,
+  // the elifs decide: not followed as a constant).
+  if (std::optional<bool> Constant = boolLiteral(Cond)) {
+    TSNode Taken = *Constant ? field(S, "consequence") : TSNode{};
+    bool Elif = false;
+    for (TSNode C : namedChildren(S)) {
+      Elif |= is(C, "elif_clause");
+      if (!*Constant && is(C, "else_clause"))
+        Taken = field(C, "body");
+    }
+    if (*Constant || !Elif) {
       if (!ts_node_is_null(Taken))
         block(Taken); // no branch: what runs there runs at every step of an enclosing loop
       return;
@@ -576,7 +574,7 @@ Value DeviceFlow::Impl::lookup(TSNode E) {
   if (It != F->S.V.end())
     return It->second;
   if (is(E, "identifier") && F->IsFunction && !F->Bound.count(Key)) {
-    if (const Value *C = enclosingValue(Key))
+    if (std::optional<Value> C = enclosingValue(Key))
       return *C;
     auto G = Globals.find(Key);
     if (G != Globals.end())

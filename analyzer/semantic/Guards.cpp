@@ -597,7 +597,7 @@ static bool alwaysExits(TSNode S, const NodeText &Text, unsigned Depth, bool InL
   if (K == "if_statement") {
     if (!Ends(field(S, "consequence"), InLoop))
       return false;
-    if (Text(field(S, "condition")) == "True")
+    if (boolLiteral(field(S, "condition")) == true)
       return true;
     bool Else = false;
     for (TSNode C : namedChildren(S)) {
@@ -628,15 +628,6 @@ static bool blockExits(TSNode Block, const NodeText &Text, unsigned Depth, bool 
 bool endsInExit(TSNode Block, const NodeText &Text) { return blockExits(Block, Text, 0, false); }
 
 bool runsAtLeastOnce(TSNode Iter, const NodeText &Text) {
-  auto Int = [&](TSNode N, long &Out) {
-    if (!is(N, "integer"))
-      return false;
-    std::string T(Text(N));
-    T.erase(std::remove(T.begin(), T.end(), '_'), T.end());
-    char *End = nullptr;
-    Out = std::strtol(T.c_str(), &End, 10);
-    return End && *End == 0;
-  };
   if (is(Iter, "list") || is(Iter, "tuple")) {
     NodeList Items = namedChildren(Iter);
     return !Items.empty() && std::none_of(Items.begin(), Items.end(), [&](TSNode C) {
@@ -646,12 +637,9 @@ bool runsAtLeastOnce(TSNode Iter, const NodeText &Text) {
   if (!is(Iter, "call") || Text(field(Iter, "function")) != "range")
     return false;
   NodeList Args = namedChildren(field(Iter, "arguments"));
-  long A = 0, B = 0;
-  if (Args.size() == 1)
-    return Int(Args[0], B) && B > 0;
-  if (Args.size() == 2)
-    return Int(Args[0], A) && Int(Args[1], B) && B > A;
-  return false;
+  std::optional<long> A = Args.size() == 2 ? intLiteral(Args[0], Text) : std::optional<long>(0);
+  std::optional<long> B = Args.size() == 1 || Args.size() == 2 ? intLiteral(Args.back(), Text) : std::nullopt;
+  return A && B && *B > *A;
 }
 
 bool ifGuardsFollowing(TSNode If, GuardSense S, const NodeText &Text) {

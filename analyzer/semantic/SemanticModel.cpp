@@ -8,8 +8,6 @@
 
 #include "source/Hinted.h"
 #include "source/Strings.h"
-
-#include <cctype>
 #include "torch/Api.h"
 
 #include <algorithm>
@@ -74,10 +72,9 @@ bool SemanticModel::rebound(std::string_view Local, TSNode At) const {
   auto [Seen, New] = MayRebind.try_emplace(Local, false);
   if (New) {
     std::string_view Src = Text.source();
-    auto NameByte = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
     for (size_t I = findBytes(Src, Local); I != std::string_view::npos; I = findBytes(Src, Local, I + 1)) {
       size_t E = I + Local.size();
-      if ((I > 0 && (NameByte(Src[I - 1]) || Src[I - 1] == '.')) || (E < Src.size() && NameByte(Src[E])))
+      if ((I > 0 && (nameByte(Src[I - 1]) || Src[I - 1] == '.')) || (E < Src.size() && nameByte(Src[E])))
         continue;
       size_t J = Src.find_first_not_of(" \t", E);
       if (J != std::string_view::npos &&
@@ -97,15 +94,11 @@ bool SemanticModel::rebound(std::string_view Local, TSNode At) const {
   };
   int32_t Fn = enclosingFunction(scopeAt(At));
   bool InFunction = Fn > 0;
-  if (Fn > 0) {
-    const ScopeBindings &B = bindings(Fn);
-    std::vector<const Binding *> Own = B.of(Local);
-    if (std::any_of(Own.begin(), Own.end(), [](const Binding *X) { return X->Kind == BindingKind::Declaration; }))
-      ; // `global foo`: the module's binding
-    else if (std::any_of(Own.begin(), Own.end(), NotImport))
-      return true;
-    else if (!Own.empty())
-      return false;
+  if (InFunction) {
+    std::vector<const Binding *> Own = bindings(Fn).of(Local);
+    bool Global = std::any_of(Own.begin(), Own.end(), [](const Binding *X) { return X->Kind == BindingKind::Declaration; });
+    if (!Global && !Own.empty()) // bound in the function: local there (`global foo` reads the module's)
+      return std::any_of(Own.begin(), Own.end(), NotImport);
   }
   const Binding *Last = nullptr;
   for (const Binding *X : bindings(0).of(Local))
@@ -233,14 +226,18 @@ const ClassInfo *SemanticModel::localClass(std::string_view Name) const {
   return nullptr;
 }
 
-int32_t SemanticModel::definitionFrom(std::string_view Name, int32_t From, ScopeKind Kind) const {
+const std::unordered_map<std::string_view, llvm::SmallVector<int32_t, 2>> &SemanticModel::definitions() const {
   if (!DefinitionsBuilt) {
     for (size_t I = 0; I < Scopes.size(); ++I)
       if (Scopes[I].Kind == ScopeKind::Class || Scopes[I].Kind == ScopeKind::Function)
         Definitions[Scopes[I].Name].push_back(static_cast<int32_t>(I));
     DefinitionsBuilt = true;
   }
-  auto It = Definitions.find(Name);
+  return Definitions;
+}
+
+int32_t SemanticModel::definitionFrom(std::string_view Name, int32_t From, ScopeKind Kind) const {
+  auto It = definitions().find(Name);
   if (It == Definitions.end())
     return -1;
   // From the innermost scope out; class bodies other than \p From itself are skipped.
@@ -262,9 +259,8 @@ int32_t SemanticModel::definitionFrom(std::string_view Name, int32_t From, Scope
 }
 
 const ClassInfo *SemanticModel::classAt(std::string_view Name, TSNode At) const {
-  if (definitionFrom(Name, 0, ScopeKind::Class) < 0 && (Definitions.find(Name) == Definitions.end()))
-    return nullptr;
-  return classFrom(Name, scopeAt(At));
+  // scopeAt() walks every scope: only where a class or function of that name exists.
+  return definitions().count(Name) ? classFrom(Name, scopeAt(At)) : nullptr;
 }
 
 bool SemanticModel::textHas(std::string_view Word) const {

@@ -262,6 +262,7 @@ private:
   std::vector<std::pair<std::string_view, TSNode>> ImportSites;
   mutable std::vector<std::unique_ptr<ScopeBindings>> Bound; // by scope, read on first use
   // definitionFrom(): the class and function scopes by name, built on first use.
+  const std::unordered_map<std::string_view, llvm::SmallVector<int32_t, 2>> &definitions() const;
   mutable std::unordered_map<std::string_view, llvm::SmallVector<int32_t, 2>> Definitions;
   mutable bool DefinitionsBuilt = false;
   mutable std::unordered_map<const void *, ParameterList> Params; // by function node, read on first use

@@ -191,7 +191,7 @@ private:
       return false;
     if (K == WK::For)
       return runsAtLeastOnce(field(ts_node_parent(B), "right"), Text);
-    return K == WK::With || Text(ts_node_prev_named_sibling(B)) == "True";
+    return K == WK::With || boolLiteral(ts_node_prev_named_sibling(B)) == true;
   }
 
   /// The cursor is on a child of Stack.back() with \p Later siblings after it. Pushes the
