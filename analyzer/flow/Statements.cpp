@@ -44,14 +44,14 @@ void joinInto(State &A, const State &B) {
     It->second = V;
     ++It;
   }
-  for (auto &[K, V] : B.V)
-    if (plainName(K, A.SelfBindings))
-      A.V.try_emplace(K, V);
   // An optimizer's loaded state on either path: a bug on one path is a bug. An optimizer only
-  // one path binds stays, as its name does.
+  // one path binds stays, as its name does (asked of A's names before B's join them).
   for (auto &[K, O] : B.O)
     if (plainName(K, A.SelfBindings) && !A.O.count(K) && !A.V.count(K))
       A.O.emplace(K, O);
+  for (auto &[K, V] : B.V)
+    if (plainName(K, A.SelfBindings))
+      A.V.try_emplace(K, V);
   for (auto It = A.O.begin(); It != A.O.end();) {
     auto Other = B.O.find(It->first);
     if (Other == B.O.end() && plainName(It->first, A.SelfBindings) && !B.V.count(It->first)) {
