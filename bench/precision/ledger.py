@@ -4,8 +4,16 @@ every finding judged as its maintainer would read it.
 
   ledger.py extract --git-dir-pattern '/path/{owner}+{repo}/repo'   # checkouts from bare mirrors
   ledger.py lint --torchlint build/torchlint                         # findings.json of the corpus
-  ledger.py report                                                   # per rule: findings, TP, noise, FP
-  ledger.py unjudged --out todo.md                                   # findings without a verdict, in context
+  ledger.py lint --select ALL                                        # findings-ALL.json, beside it
+  ledger.py report [--half tune|held] [--select ALL]                 # per rule: findings, TP, noise, FP
+  ledger.py unjudged --half tune --out todo.md                       # findings without a verdict, in context
+
+The corpus is split in two halves by repository (`"half"` in corpus.json): rules are tuned on
+`tune`; `held` is judged only at the end, blind. `--half` (default `all`) picks the members that
+`lint` lints and that `report` and `unjudged` read. Each selection of rules has its own findings
+file: the default rules `findings.json`, `--select ALL` `findings-ALL.json`, `--extend-select
+TL105,TL301` `findings-default+TL105+TL301.json`; `lint --half tune` replaces only the tune
+half's findings in that file.
 
 The checkouts live in $TORCHLINT_PRECISION_DIR (default ~/.cache/torchlint-precision), one
 folder per repository of corpus.json at its pinned commit (`extract` makes them from bare
@@ -24,6 +32,7 @@ import subprocess
 import sys
 import tarfile
 import io
+import random
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -36,17 +45,50 @@ def checkouts():
     return pathlib.Path(os.environ.get("TORCHLINT_PRECISION_DIR", pathlib.Path.home() / ".cache/torchlint-precision"))
 
 
-def sources():
-    """(name, folder, prefix) for every corpus member; prefix is put before file paths."""
-    for r in CORPUS["repos"]:
-        yield r["name"], checkouts() / r["name"], ""
-    for d in CORPUS["debian"]:
-        yield d["name"], pathlib.Path(d["path"]), d["name"] + "/"
+HALVES = ("tune", "held")
+
+
+def members(half="all"):
+    """The corpus members (repos and Debian packages) of a half, or all of them."""
+    for m in CORPUS["repos"] + CORPUS["debian"]:
+        if m.get("half") not in HALVES:
+            sys.exit(f"ledger: corpus member {m['name']} has no half (tune or held)")
+        if half == "all" or m["half"] == half:
+            yield m
+
+
+def sources(half="all"):
+    """(name, folder, prefix) for every corpus member of a half; prefix is put before file paths."""
+    for m in members(half):
+        if "github" in m:
+            yield m["name"], checkouts() / m["name"], ""
+        else:
+            yield m["name"], pathlib.Path(m["path"]), m["name"] + "/"
+
+
+def selection(args):
+    """The name of a rule selection: '' for the default rules, else what --select/--extend-select say."""
+    parts = []
+    if getattr(args, "select", None):
+        parts.append(args.select)
+    else:
+        parts.append("default")
+    if getattr(args, "extend_select", None):
+        parts.append(args.extend_select)
+    name = "+".join(p.replace(",", "+") for p in parts)
+    return "" if name == "default" else name
+
+
+def findings_path(args):
+    name = selection(args)
+    return checkouts() / (f"findings-{name}.json" if name else "findings.json")
 
 
 def extract(args):
     wanted = (".py", "pyproject.toml", "setup.py", "setup.cfg")
     for r in CORPUS["repos"]:
+        if args.only and r["name"] not in args.only.split(","):
+            continue
         owner, repo = r["github"].split("/")
         git_dir = args.git_dir_pattern.format(owner=owner, repo=repo)
         into = checkouts() / r["name"]
@@ -65,10 +107,13 @@ def extract(args):
 def lint(args):
     torchlint = str(pathlib.Path(args.torchlint).resolve())
     findings = []
-    for name, folder, prefix in sources():
+    linted = set()
+    for name, folder, prefix in sources(args.half):
+        linted.add(name)
         if not folder.is_dir():
             sys.exit(f"ledger: {folder} is missing (run `ledger.py extract` first)")
-        extra = ["--extend-select", args.extend_select] if args.extend_select else []
+        extra = ["--select", args.select] if args.select else []
+        extra += ["--extend-select", args.extend_select] if args.extend_select else []
         out = subprocess.run([torchlint, "check", "--no-cache", "--exit-zero", "--format", "json", *extra, "."],
                              cwd=folder, capture_output=True, text=True)
         if out.returncode != 0:
@@ -83,8 +128,12 @@ def lint(args):
                 text = ""
             findings.append({"repo": name, "file": rel, "line": line, "column": f["location"]["column"],
                              "code": f["code"], "message": f["message"], "text": text})
-    (checkouts() / "findings.json").write_text(json.dumps(findings, indent=1))
-    print(f"{len(findings)} findings in {checkouts() / 'findings.json'}")
+    path = findings_path(args)
+    if args.half != "all" and path.exists():
+        # keep the other half's findings of this selection
+        findings = [f for f in json.loads(path.read_text()) if f["repo"] not in linted] + findings
+    path.write_text(json.dumps(findings, indent=1))
+    print(f"{len(findings)} findings in {path} (linted: {', '.join(sorted(linted))})")
 
 
 def key(f):
@@ -104,20 +153,24 @@ def load_verdicts():
     return verdicts
 
 
-def load_findings():
-    path = checkouts() / "findings.json"
+def load_findings(args):
+    path = findings_path(args)
     if not path.exists():
-        sys.exit(f"ledger: {path} is missing (run `ledger.py lint` first)")
-    return json.loads(path.read_text())
+        sys.exit(f"ledger: {path} is missing (run `ledger.py lint` with the same selection first)")
+    names = {m["name"] for m in members(args.half)}
+    codes = set(args.codes.split(",")) if getattr(args, "codes", None) else None
+    return [f for f in json.loads(path.read_text())
+            if f["repo"] in names and (codes is None or f["code"] in codes)]
 
 
 def report(args):
     verdicts = load_verdicts()
     rows = collections.defaultdict(collections.Counter)
-    for f in load_findings():
+    for f in load_findings(args):
         v = verdicts.get(key(f))
         rows[f["code"]][v["verdict"] if v else "unjudged"] += 1
     total = collections.Counter()
+    print(f"half: {args.half}; rules: {selection(args) or 'default'}; findings: {findings_path(args)}\n")
     print("| rule | findings | TP | noise | FP | unjudged | right |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for code in sorted(rows):
@@ -133,11 +186,20 @@ def report(args):
 
 def unjudged(args):
     verdicts = load_verdicts()
-    folders = {name: (folder, prefix) for name, folder, prefix in sources()}
+    folders = {name: (folder, prefix) for name, folder, prefix in sources(args.half)}
     docs = {}
     out = []
-    codes = set(args.codes.split(",")) if args.codes else None
-    todo = [f for f in load_findings() if key(f) not in verdicts and (codes is None or f["code"] in codes)]
+    todo = [f for f in load_findings(args) if key(f) not in verdicts]
+    if args.sample:
+        # a fixed-seed random sample of at most N findings per rule, in the findings' order
+        rng = random.Random(args.seed)
+        by_code = collections.defaultdict(list)
+        for i, f in enumerate(todo):
+            by_code[f["code"]].append(i)
+        keep = set()
+        for code, idx in by_code.items():
+            keep.update(idx if len(idx) <= args.sample else rng.sample(idx, args.sample))
+        todo = [f for i, f in enumerate(todo) if i in keep]
     for f in todo:
         if f["code"] not in docs:
             docs[f["code"]] = subprocess.run([args.torchlint, "rule", f["code"]], capture_output=True,
@@ -165,15 +227,28 @@ def main():
     e = sub.add_parser("extract", help="make the checkouts from bare git mirrors")
     e.add_argument("--git-dir-pattern", required=True,
                    help="a bare repository per corpus entry, with {owner} and {repo} filled in")
-    l = sub.add_parser("lint", help="lint the corpus with the default rules")
+    e.add_argument("--only", help="only these repositories (corpus names, comma-separated)")
+
+    def common(q):
+        q.add_argument("--half", choices=("tune", "held", "all"), default="all",
+                       help="the corpus half to read (default: all)")
+        q.add_argument("--select", help="rules torchlint runs instead of the default ones, e.g. ALL")
+        q.add_argument("--extend-select", help="opt-in rules to lint with as well, e.g. TL105,TL301")
+
+    l = sub.add_parser("lint", help="lint the corpus (default rules; --select/--extend-select for others)")
+    common(l)
     l.add_argument("--torchlint", default=str(ROOT / "build/torchlint"))
-    l.add_argument("--extend-select", help="opt-in rules to lint with as well, e.g. TL105,TL301")
-    sub.add_parser("report", help="the per-rule table")
+    r = sub.add_parser("report", help="the per-rule table of a half and a selection")
+    common(r)
+    r.add_argument("--codes", help="only these rule codes, comma-separated")
     u = sub.add_parser("unjudged", help="the findings without a verdict, with their code")
+    common(u)
     u.add_argument("--torchlint", default=str(ROOT / "build/torchlint"))
     u.add_argument("--context", type=int, default=12)
     u.add_argument("--docs", action="store_true", help="append the rules' documentation")
     u.add_argument("--codes", help="only these rule codes, comma-separated")
+    u.add_argument("--sample", type=int, help="at most this many findings per rule, drawn at random")
+    u.add_argument("--seed", type=int, default=44, help="the random sample's seed (default 44)")
     u.add_argument("--out")
     args = p.parse_args()
     {"extract": extract, "lint": lint, "report": report, "unjudged": unjudged}[args.command](args)
