@@ -279,6 +279,60 @@ bool savedOnlyFromCpu(TSNode File, int32_t ScopeId, const SemanticModel &M) {
   return Saves > 0 && AllCpu;
 }
 
+namespace {
+
+/// The path a file argument names, as written: `f` bound by `with open(PATH, ...) as f` in
+/// \p Owner reads as PATH; anything else as itself.
+std::string_view pathOf(TSNode File, TSNode Owner, const NodeText &Text) {
+  std::string_view Name = Text(File);
+  if (!is(File, "identifier"))
+    return Name;
+  std::string_view Path = Name;
+  forEachNode(Owner, [&](TSNode N) {
+    if (Path != Name)
+      return false;
+    if (!is(N, "as_pattern"))
+      return true;
+    TSNode Target = field(N, "alias");
+    if (is(Target, "as_pattern_target") && ts_node_named_child_count(Target) == 1)
+      Target = ts_node_named_child(Target, 0);
+    TSNode Open = ts_node_named_child(N, 0);
+    if (!is(Target, "identifier") || Text(Target) != Name || !is(Open, "call"))
+      return true;
+    auto A = callArgs(Open, Text);
+    if (A && Text(A->Callee) == "open" && !A->Positional.empty())
+      Path = Text(A->Positional[0]);
+    return true;
+  });
+  return Path;
+}
+
+} // namespace
+
+bool savedInScope(TSNode File, TSNode Load, int32_t ScopeId, const SemanticModel &M) {
+  if (ts_node_is_null(File) || ScopeId < 0 || !M.textHas("save"))
+    return false;
+  const NodeText &Text = M.text();
+  TSNode Owner = M.scope(ScopeId).Node;
+  std::string_view Path = pathOf(File, Owner, Text);
+  bool Saved = false;
+  forEachNode(Owner, [&](TSNode N) {
+    if (Saved || ts_node_eq(N, Load))
+      return false;
+    if ((is(N, "function_definition") || is(N, "class_definition")) && !ts_node_eq(N, Owner))
+      return false; // another function's save: it may run on another machine
+    if (!is(N, "call"))
+      return true;
+    auto A = callArgs(N, Text);
+    if (!A || A->HasSplat || torch::classify(M.qualifiedName(A->Callee)).Kind != Api::Save)
+      return true;
+    TSNode To = A->arg("f", 1);
+    Saved = !ts_node_is_null(To) && pathOf(To, Owner, Text) == Path;
+    return true;
+  });
+  return Saved;
+}
+
 bool registersByName(const ClassInfo &C, std::string_view Name, const SemanticModel &M) {
   return registersName(M.text()(C.Node), Name);
 }

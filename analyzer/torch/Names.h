@@ -21,6 +21,12 @@ bool holdsModule(TSNode Arg, int32_t ScopeId, const SemanticModel &M);
 /// it is a round trip: the devices it names exist, and the bytes are the program's own.
 bool inProcessFile(TSNode Arg, int32_t ScopeId, const SemanticModel &M);
 
+/// Whether the function (or the module's own code) \p ScopeId that reads the file \p File
+/// with \p Load also writes it with `torch.save`, before or after (a cache: load it if it is
+/// there, else compute and save it): the program's own file, read where it writes it. Paths
+/// are compared as written, through `with open(PATH) as f`.
+bool savedInScope(TSNode File, TSNode Load, int32_t ScopeId, const SemanticModel &M);
+
 /// Whether \p File, the file argument of a `torch.load` in scope \p ScopeId, is one the same
 /// function (or module) writes with `torch.save`, and every such save writes only tensors it
 /// moved to the CPU itself (`{k: v.cpu() for k, v in sd.items()}`, `model.cpu().state_dict()`,

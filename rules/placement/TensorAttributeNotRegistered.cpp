@@ -2,6 +2,8 @@
 // which neither follows `model.to()` nor is saved in `state_dict`.
 #include "lint/Rule.h"
 #include "semantic/Attributes.h"
+#include "source/Strings.h"
+#include "torch/Api.h"
 #include "torch/Names.h"
 #include "torch/Tensors.h"
 
@@ -17,7 +19,7 @@ or a subclass of a local module class) when the value is surely a plain tensor: 
 factory (`torch.zeros`, `ones`, `empty`, `full`, `rand*`, `arange`, `linspace`, `eye`,
 `tensor`, `as_tensor`, `from_numpy`, the `*_like` functions, ...), an op that returns a new
 tensor (`torch.cat`, `torch.exp`, `t.unsqueeze(0)`, arithmetic on a tensor), or a local name
-bound only to such values, and `self.x` is read in another method of the class.
+bound only to such values, and `forward` (or a method it calls) combines `self.x` with other tensors without moving it.
 
 ## Why is this bad?
 `Module.to()`, `.cuda()`, `.half()` and `load_state_dict` act on the module's parameters,
@@ -57,10 +59,9 @@ and assigning a non-tensor to `self.x` later raises `TypeError`. `persistent=Fal
 `state_dict` keys, and so existing checkpoints, unchanged.
 
 ## When it stays silent
-The rule is opt-in (`extend-select = ["TL103"]`): on maintained code 1 of 6 of its findings
-(after the silences below) was an attribute a maintainer would register; the others were toy
-modules in test support code that keep plain tensors on purpose. Select it to audit a
-model's modules before `model.to(device)` must move everything.
+It reports only an attribute that `forward`, or a method `forward` calls, combines with other
+tensors as it is (arithmetic, a PyTorch function, a method pairing two tensors): that is where
+`model.to(device)` makes it fail. It stays silent for:
 - `self.register_buffer("x", ...)` or `self.register_parameter("x", ...)` anywhere in the
   class, `self.x = nn.Parameter(...)`, and attributes assigned again later in `__init__`.
 - Classes that move their tensors themselves: the class (or a local base class) overrides
@@ -69,11 +70,14 @@ model's modules before `model.to(device)` must move everything.
   `t.tolist()`, `t.item()`, `t.shape`), and tensors assigned outside `__init__`.
 - 0-dim tensors (`torch.tensor(0.07)`, `torch.zeros(())`): PyTorch combines a 0-dim CPU
   tensor with CUDA tensors, so one left behind breaks nothing on the device.
-- Attributes no other method of the class reads: nothing in the class uses them on a device.
-- Attributes that every other method moves where it reads them (`self.bins.to(x.device)`,
-  `self.z.type_as(w)`): they meet other tensors on their device (TL201 speaks about a copy
-  on every call of `forward`).
+- Attributes `forward` does not combine with other tensors: read only outside `forward` (a
+  helper the training loop calls), inspected (`self.pe.shape`, `len(self.pe)`), or moved
+  where they are read (`self.bins.to(x.device)`, `self.z.type_as(w)`): they meet other tensors
+  on their device (TL201 speaks about a copy on every call of `forward`).
 - Classes that are not `nn.Module` subclasses as far as the file shows.
+- Modules of tests and of libraries of test helpers (`test_*.py`, `conftest.py`, a `testing/`
+  folder): toy modules there keep plain tensors on purpose (functional-layer fixtures) or run on
+  the CPU only.
 )md";
 
 /// `self.NAME` where `self` is \p Self: the attribute name, else empty.
@@ -100,38 +104,99 @@ bool tensorValue(TSNode Value, TSNode Assignment, const NodeRef &N, const Semant
   return Locals && torch::surelyTensor(Value, M, *Locals);
 }
 
-/// Whether the read \p Use of an attribute is moved where it is used (`self.bins.to(x.device)`,
-/// `self.z.type_as(w)`, `self.t.cuda()`): it then meets other tensors on their device.
-bool movedWhereUsed(TSNode Use, const NodeText &T) {
-  TSNode Method = ts_node_parent(Use);
-  if (!is(Method, "attribute") || !ts_node_eq(field(Method, "object"), Use) || !is(ts_node_parent(Method), "call"))
+/// Whether the read \p Use of an attribute meets other tensors as it is: an operand of
+/// arithmetic (`x + self.pe[:n]`), an argument of a PyTorch function (`torch.cat([x, self.pe])`,
+/// `F.linear(x, self.w)`), or of a tensor method that pairs two tensors (`x.add(self.pe)`), read
+/// through subscripts and methods that keep the device (`self.pe.unsqueeze(0)`). A read that is
+/// only inspected (`self.pe.shape`, `len(self.pe)`) or moved meets nothing on the device.
+bool combinedWithTensors(TSNode Use, const SemanticModel &M) {
+  const NodeText &T = M.text();
+  TSNode Cur = Use;
+  for (int Depth = 0; Depth < 8; ++Depth) {
+    TSNode P = ts_node_parent(Cur);
+    if (is(P, "subscript") && ts_node_eq(field(P, "value"), Cur)) {
+      Cur = P;
+      continue;
+    }
+    if (is(P, "parenthesized_expression") || is(P, "list") || is(P, "tuple")) {
+      Cur = P;
+      continue;
+    }
+    if (is(P, "attribute") && ts_node_eq(field(P, "object"), Cur)) {
+      TSNode Call = ts_node_parent(P);
+      std::string_view Method = T(field(P, "attribute"));
+      if (!is(Call, "call"))
+        return false; // `self.pe.shape`, `self.pe.T`: inspected
+      if (torch::methodIs(Method, torch::PairwiseMethod))
+        return true; // `self.pe.add(x)`
+      if (Method == "type_as" || torch::methodIs(Method, torch::Move) || torch::methodIs(Method, torch::HostRead) ||
+          !torch::methodIs(Method, static_cast<torch::MethodBit>(torch::KeepsShape | torch::KeepsDevice)))
+        return false;
+      Cur = Call;
+      continue;
+    }
+    if (is(P, "binary_operator")) {
+      // The other operand: a number, or the same attribute again (`self.bins[1:] -
+      // self.bins[:-1]`), stays on the host with it.
+      TSNode Other = ts_node_eq(field(P, "left"), Cur) ? field(P, "right") : field(P, "left");
+      std::string_view Attr = T(Use);
+      return torch::combinesTensors(T(field(P, "operator"))) && !is(Other, "integer") && !is(Other, "float") &&
+             !startsWith(T(Other), Attr);
+    }
+    if (is(P, "argument_list")) {
+      TSNode Call = ts_node_parent(P);
+      TSNode Callee = field(Call, "function");
+      std::string Q = M.qualifiedName(Callee);
+      if (startsWith(Q, "torch.")) {
+        std::string_view Last = lastComponent(Q);
+        return Last != "save" && Last != "is_tensor" && Last != "numel" && ts_node_named_child_count(P) > 1;
+      }
+      auto Parts = attributeParts(Callee, T);
+      // A tensor method of another tensor (`x.masked_fill(self.mask, 0)`, `x.add(self.pe)`), not
+      // a method of the module (`self.helper(self.pe)`).
+      constexpr auto TensorMethod = static_cast<torch::MethodBit>(torch::PairwiseMethod | torch::KeepsShape |
+                                                                  torch::KeepsDevice | torch::ReturnsTensor);
+      return Q.empty() && Parts && torch::methodIs(Parts->Name, TensorMethod) &&
+             !torch::methodIs(Parts->Name, torch::Move) && !startsWith(T(Parts->Object), "self");
+    }
     return false;
-  std::string_view Name = T(field(Method, "attribute"));
-  return Name == "to" || Name == "cuda" || Name == "type_as";
+  }
+  return false;
 }
 
-/// A read of `self.Name` in a method of the class other than `__init__`, or a null node; also
-/// null when another method assigns it: the class then manages the tensor itself
-/// (`self.pe = self.pe.to(x.device)` in `forward`); and null when every read moves it to where
-/// it is used (TL201 speaks about the copy that costs).
-TSNode useElsewhere(const ClassInfo &C, TSNode Init, std::string_view Name, const SemanticModel &M) {
+/// Whether \p Path is a test (`test_*.py`, `*_test.py`, `conftest.py`) or a library of test
+/// helpers (under a `testing/` folder, as `torch/testing/_internal/`). Scripts kept beside tests
+/// (`tests/scripts/train.py`) are programs like any other.
+bool testCode(std::string_view Path) {
+  std::string_view Name = Path.substr(Path.find_last_of("/\\") == std::string_view::npos ? 0 : Path.find_last_of("/\\") + 1);
+  return startsWith(Name, "test_") || endsWith(Name, "_test.py") || Name == "conftest.py" ||
+         startsWith(Path, "testing/") || Path.find("/testing/") != std::string_view::npos;
+}
+
+/// The first read of `self.Name` in `forward` or a method it calls that meets other tensors
+/// unmoved (combinedWithTensors), or a null node; also null when another method than
+/// `__init__` assigns it: the class then manages the tensor itself (`self.pe =
+/// self.pe.to(x.device)` in `forward`).
+TSNode useInForward(const ClassInfo &C, TSNode Init, std::string_view Name, const SemanticModel &M) {
   TSNode First{};
-  bool AllMoved = true;
-  for (const Scope &Sc : M.scopes()) {
+  const auto &Scopes = M.scopes();
+  for (size_t I = 0; I < Scopes.size(); ++I) {
+    const Scope &Sc = Scopes[I];
     if (Sc.Kind != ScopeKind::Function || Sc.Parent != C.Scope || ts_node_eq(Sc.Node, Init))
       continue;
     std::string_view Self = firstParameterName(Sc.Node, M.text());
     if (Self.empty())
       continue;
+    // A Lightning module's steps run on the module's device as `forward` does.
+    bool Forward = M.inRole(static_cast<int32_t>(I), RoleForward) || endsWith(Sc.Name, "_step");
     for (const AttributeUse &U : attributeUses(Sc.Node, Self, Name, M.text())) {
       if (U.Assigned)
         return TSNode{};
-      if (ts_node_is_null(First))
+      if (Forward && ts_node_is_null(First) && !ts_node_is_null(U.Node) && combinedWithTensors(U.Node, M))
         First = U.Node;
-      AllMoved = AllMoved && !ts_node_is_null(U.Node) && movedWhereUsed(U.Node, M.text());
     }
   }
-  return AllMoved ? TSNode{} : First;
+  return First;
 }
 
 class TensorAttributeNotRegistered final : public Rule {
@@ -146,8 +211,8 @@ public:
     if (S.Kind != ScopeKind::Function || S.Name != "__init__")
       return;
     const ClassInfo *C = M.methodClass(N.Scope);
-    if (!C || !C->IsModule)
-      return;
+    if (!C || !C->IsModule || testCode(Ctx.source().path()))
+      return; // (a test's module keeps plain tensors on purpose, or runs on the CPU only)
     const NodeText &T = M.text();
     TSNode Left = field(N.Node, "left");
     if (!is(Left, "attribute"))
@@ -166,14 +231,14 @@ public:
     if (torch::zeroDimTensor(Right, M) || assignedLater(S.Node, N.Node, Self, Name, T) ||
         torch::overridesModuleMoves(*C, M) || torch::registersByName(*C, Name, M))
       return;
-    TSNode Use = useElsewhere(*C, S.Node, Name, M);
+    TSNode Use = useInForward(*C, S.Node, Name, M);
     if (ts_node_is_null(Use))
       return;
 
     Diagnostic &D = Ctx.report(N.Node, "`" + std::string(Self) + "." + std::string(Name) +
                                            "` is a plain tensor attribute: it will not follow `model.to()` and "
                                            "is not saved in `state_dict`; register it as a buffer");
-    D.Notes.push_back(Note{RuleContext::range(Use), "`" + std::string(Name) + "` is used here"});
+    D.Notes.push_back(Note{RuleContext::range(Use), "`forward` combines `" + std::string(Name) + "` with other tensors here"});
     if (!Chained)
       if (auto F = fix(N.Node, S.Node, Self, Name, Right, T))
         D.Fix = std::move(*F);

@@ -21,16 +21,17 @@ using ::testing::Not;
 
 // Two safe fixes (TL107, TL701) and two unsafe ones (TL301, TL304).
 const std::string Fixable = "import torch\nx = torch.zeros(3, device=\"CPU\")\nscaler = torch.cuda.amp.GradScaler()\n"
-                            "state = torch.load(p)\n";
+                            "state = torch.load(p).to(dev)\n";
 const std::string SafeFixed = "import torch\nx = torch.zeros(3, device=\"cpu\")\nscaler = torch.amp.GradScaler(\"cuda\")\n"
-                              "state = torch.load(p)\n";
+                              "state = torch.load(p).to(dev)\n";
 const std::string AllFixed = "import torch\nx = torch.zeros(3, device=\"cpu\")\nscaler = torch.amp.GradScaler(\"cuda\")\n"
-                             "state = torch.load(p, map_location=\"cpu\", weights_only=True)\n";
+                             "state = torch.load(p, map_location=\"cpu\", weights_only=True).to(dev)\n";
 
 struct Project {
   std::string Root = tempDir();
   // A project that supports PyTorch 2.4, where an absent `weights_only` still means False, and
-  // TL301 and TL304 (opt-in) selected in run(), so that their unsafe fixes are among the fixes.
+  // TL304 (opt-in) selected in run(), so that the unsafe fixes of TL301 (the load is moved on:
+  // the device varies) and TL304 are among the fixes.
   Project() { file("setup.py", "from setuptools import setup\nsetup(install_requires=[\"torch>=2.4\"])\n"); }
   Project &file(const std::string &Rel, const std::string &Text) {
     std::string P = Root + "/" + Rel;
@@ -98,11 +99,11 @@ TEST(FixCli, DiffPrintsAUnifiedDiffAndWritesNothing) {
   EXPECT_EQ(R.Exit, 1) << R.Err;
   EXPECT_EQ(R.Out, "--- m.py\n+++ m.py\n@@ -1,4 +1,4 @@\n import torch\n-x = torch.zeros(3, device=\"CPU\")\n"
                    "-scaler = torch.cuda.amp.GradScaler()\n+x = torch.zeros(3, device=\"cpu\")\n"
-                   "+scaler = torch.amp.GradScaler(\"cuda\")\n state = torch.load(p)\n");
+                   "+scaler = torch.amp.GradScaler(\"cuda\")\n state = torch.load(p).to(dev)\n");
   EXPECT_THAT(R.Err, HasSubstr("Would fix 2 errors."));
   EXPECT_EQ(P.read("m.py"), Fixable);
   R = P.run({"check", "--diff", "--unsafe-fixes", "m.py"});
-  EXPECT_THAT(R.Out, HasSubstr("+state = torch.load(p, map_location=\"cpu\", weights_only=True)\n"));
+  EXPECT_THAT(R.Out, HasSubstr("+state = torch.load(p, map_location=\"cpu\", weights_only=True).to(dev)\n"));
   EXPECT_EQ(P.read("m.py"), Fixable);
   // Nothing to fix: no diff, exit 0.
   R = P.run({"check", "--diff", "clean.py"});
@@ -144,19 +145,19 @@ TEST(FixCli, FixableAndUnfixable) {
   EXPECT_THAT(R.Out, HasSubstr("[*] 1 fixable"));
   R = P.run({"check", "--fix", "m.py"});
   EXPECT_EQ(P.read("m.py"), "import torch\nx = torch.zeros(3, device=\"CPU\")\nscaler = torch.amp.GradScaler(\"cuda\")\n"
-                            "state = torch.load(p)\n");
+                            "state = torch.load(p).to(dev)\n");
   EXPECT_THAT(R.Out, HasSubstr("(1 fixed, 3 remaining)"));
 
   Project Q;
   Q.file("torchlint.toml", "fixable = [\"TL3\"]\n").file("m.py", Fixable);
   R = Q.run({"check", "--fix", "--unsafe-fixes", "m.py"});
   EXPECT_EQ(Q.read("m.py"), "import torch\nx = torch.zeros(3, device=\"CPU\")\nscaler = torch.cuda.amp.GradScaler()\n"
-                            "state = torch.load(p, map_location=\"cpu\", weights_only=True)\n");
+                            "state = torch.load(p, map_location=\"cpu\", weights_only=True).to(dev)\n");
   // The command line replaces `fixable` and adds to `unfixable`.
   Q.file("m.py", Fixable);
   R = Q.run({"check", "--fix", "--fixable", "TL1,TL7", "--unfixable", "TL701", "m.py"});
   EXPECT_EQ(Q.read("m.py"), "import torch\nx = torch.zeros(3, device=\"cpu\")\nscaler = torch.cuda.amp.GradScaler()\n"
-                            "state = torch.load(p)\n");
+                            "state = torch.load(p).to(dev)\n");
   R = Q.run({"check", "--fix", "--fixable", "TL999", "m.py"});
   EXPECT_EQ(R.Exit, 2);
   EXPECT_THAT(R.Err, HasSubstr("TL999"));

@@ -267,13 +267,13 @@ TEST(UnitRelint, RefusesWhatReachesBeyondTheDefinition) {
   std::string Chain = Script;
   Chain.replace(Chain.find("DEVICE = torch.device(\"cuda\")"), 29, "DEVICE = pick()");
   Chain.insert(Chain.find("def make_batch"), "def pick():\n    return torch.device(\"cuda\")\n\n\n");
-  // (Without TL105, whose one-finding-per-file decision reads every definition that spells
-  // `cuda` or `device`, and the rules whose first finding carries the rewrite of the whole
-  // file to one device (TL105, TL106, TL402), which reads every definition that spells
+  // (Without TL105, TL110 and TL301, which read every definition that spells `"cpu"` (a fallback of
+  // the program's device choice), and the rules whose first finding carries the rewrite of the
+  // whole file to one device (TL105, TL106, TL402), which reads every definition that spells
   // `cuda`: with them, this edit re-lints the whole file.)
   EXPECT_EQ(plan(Chain, "return torch.device(\"cuda\")", "return torch.device(\"cpu\")").R.Refusal,
             "the definition has code with file-wide effects");
-  static const Linter::FileWideWords NoTL105 = wordsFor({"TL105", "TL106", "TL402"});
+  static const Linter::FileWideWords NoTL105 = wordsFor({"TL105", "TL106", "TL402", "TL301", "TL110"});
   auto Pick = plan(Chain, "return torch.device(\"cuda\")", "return torch.device(\"cpu\")", {}, NoTL105);
   ASSERT_TRUE(Pick.R.Plan) << Pick.R.Refusal;
   ASSERT_EQ(Pick.R.Plan->Relinted.size(), 3u); // DEVICE = pick(), pick, train
@@ -317,7 +317,7 @@ TEST(UnitRelint, FileWideWordsAreWhatTheEnabledRulesRead) {
   EXPECT_TRUE(Has(All.WholeFile, "cuda.amp"));       // TL701's rewrite of every use
   EXPECT_FALSE(Has(wordsFor({"TL701"}).WholeFile, "cuda.amp"));
   LintSettings Only;
-  Only.Enabled = {"TL301"}; // reads no file-wide analysis
+  Only.Enabled = {"TL304"}; // reads no file-wide analysis
   Linter::FileWideWords Few = Linter(rules::registry()).fileWideWords(Only);
   EXPECT_FALSE(Has(Few.Words, "init_process_group"));
   EXPECT_FALSE(Has(Few.Words, "set_default_device"));

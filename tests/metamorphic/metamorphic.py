@@ -30,7 +30,7 @@ _TL402_HELPER = ("TL402 speaks in a program that starts a process group; the hel
                  "the facts of the entry script that imports it do not reach its lint yet")
 _TL402_SET_DEVICE = ("a `torch.cuda.set_device(rank)` inside a function of another module (`choose(rank)`) is "
                      "not in that function's summary, so the call does not count as choosing the device")
-_TL105_ONCE = ("TL105 reports once per file that chooses no device, at its first placement: moving the first "
+_TL110_ONCE = ("TL110 reports once per file that chooses no device, at its first placement: moving the first "
                "placement into another module makes the next one the file's first (the finding moves, as it "
                "should)")
 _TL108_HELPER = ("TL108 knows a function is a `collate_fn` or `worker_init_fn` from the DataLoader that names "
@@ -59,9 +59,9 @@ EXCEPTIONS = {
     ("distributed/TL402_ddp_device_two_workers.py", "helper-from-import"): _TL402_SET_DEVICE,
     ("distributed/TL402_ddp_device_two_workers.py", "helper-import-module"): _TL402_SET_DEVICE,
     ("distributed/TL402_ddp_device_two_workers.py", "helper-star-import"): _TL402_SET_DEVICE,
-    ("placement/TL105_portable_functions.py", "helper-from-import"): _TL105_ONCE,
-    ("placement/TL105_portable_functions.py", "helper-import-module"): _TL105_ONCE,
-    ("placement/TL105_portable_functions.py", "helper-star-import"): _TL105_ONCE,
+    ("placement/TL110_portable_functions.py", "helper-from-import"): _TL110_ONCE,
+    ("placement/TL110_portable_functions.py", "helper-import-module"): _TL110_ONCE,
+    ("placement/TL110_portable_functions.py", "helper-star-import"): _TL110_ONCE,
     ("placement/TL108_cuda_in_dataset.py", "helper-from-import"): _TL108_HELPER,
     ("placement/TL108_cuda_in_dataset.py", "helper-import-module"): _TL108_HELPER,
     ("placement/TL108_cuda_in_dataset.py", "helper-star-import"): _TL108_HELPER,

@@ -334,10 +334,10 @@ std::string portableName(const ::testing::TestParamInfo<PortableCase> &I) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Goldens, PortableFix,
-                         ::testing::Values(PortableCase{"placement/TL105_portable_training_script.py", false},
-                                           PortableCase{"placement/TL105_portable_functions.py", false},
-                                           PortableCase{"placement/TL105_portable_class_self_device.py", false},
-                                           PortableCase{"placement/TL105_portable_legacy_tensors.py", false},
+                         ::testing::Values(PortableCase{"placement/TL110_portable_training_script.py", false},
+                                           PortableCase{"placement/TL110_portable_functions.py", false},
+                                           PortableCase{"placement/TL110_portable_class_self_device.py", false},
+                                           PortableCase{"placement/TL110_portable_legacy_tensors.py", false},
                                            PortableCase{"distributed/TL402_portable_ddp_worker.py", true}),
                          portableName);
 

@@ -36,11 +36,13 @@ TEST_P(FixCaseTest, AppliesParsesAndSettles) {
 
 const FixCase Cases[] = {
     // TL301: map_location="cpu" as the last argument.
-    {"TL301", "import torch\nstate = torch.load(path)\n", "import torch\nstate = torch.load(path, map_location=\"cpu\")\n"},
-    {"TL301", "import torch as T\nstate = T.load(path, weights_only=True)\n",
-     "import torch as T\nstate = T.load(path, weights_only=True, map_location=\"cpu\")\n"},
-    {"TL301", "from torch import load\nstate = load(\n    path,\n    weights_only=True,\n)\n",
-     "from torch import load\nstate = load(\n    path,\n    weights_only=True, map_location=\"cpu\",\n)\n"},
+    // (Each program shows that its device varies: the load is moved on, or a function receives it.)
+    {"TL301", "import torch\nstate = torch.load(path).to(dev)\n",
+     "import torch\nstate = torch.load(path, map_location=\"cpu\").to(dev)\n"},
+    {"TL301", "import torch as T\nstate = T.load(path, weights_only=True).to(dev)\n",
+     "import torch as T\nstate = T.load(path, weights_only=True, map_location=\"cpu\").to(dev)\n"},
+    {"TL301", "from torch import load\ndef f(device):\n    return load(\n        path,\n        weights_only=True,\n    )\n",
+     "from torch import load\ndef f(device):\n    return load(\n        path,\n        weights_only=True, map_location=\"cpu\",\n    )\n"},
     // TL304: weights_only=True.
     // (A target before 2.6: from 2.6 an absent weights_only means True.)
     {"TL304", "import torch\nstate = torch.load(p, map_location=\"cpu\")\n",
@@ -156,7 +158,7 @@ TEST(CheckpointFix, LookupsKeepScopesAndFilesApart) {
   EXPECT_EQ(lintString(A, {"TL306"}).size(), 1u);
   // Round trips through an in-memory buffer, in a function and at module level.
   std::string R = "import io, torch\nbuf = io.BytesIO()\ntorch.save(x, buf)\ny = torch.load(buf)\n"
-                  "def g():\n    buf = open(p, 'rb')\n    return torch.load(buf)\n";
+                  "def g(device):\n    buf = open(p, 'rb')\n    return torch.load(buf)\n";
   EXPECT_EQ(lineCodes(R, lintString(R, {"TL301"})), std::vector<std::string>{"7:TL301"});
 }
 

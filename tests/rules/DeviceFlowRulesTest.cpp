@@ -19,10 +19,10 @@ TEST(DdpDeviceRule, FileFactsFollowTheText) {
   EXPECT_EQ(lineCodes(B, lintString(B, {"TL402"})), Lines{});
   EXPECT_EQ(lineCodes(A, lintString(A, {"TL402"})), Lines{"4:TL402"});
   EXPECT_EQ(lineCodes(A, lintString(A, {"TL402"})), Lines{"4:TL402"});
-  // TL105 speaks where TL402 does not, and not where it does.
-  EXPECT_EQ(lineCodes(A, lintString(A, {"TL105", "TL402"})), Lines{"4:TL402"});
-  EXPECT_EQ(lineCodes(B, lintString(B, {"TL105", "TL402"})), Lines{"4:TL105"});
-  EXPECT_EQ(lineCodes(A, lintString(A, {"TL105"})), Lines{}); // TL402's place even when it is off
+  // TL110 (this program chooses no device) speaks where TL402 does not, and not where it does.
+  EXPECT_EQ(lineCodes(A, lintString(A, {"TL110", "TL402"})), Lines{"4:TL402"});
+  EXPECT_EQ(lineCodes(B, lintString(B, {"TL110", "TL402"})), Lines{"4:TL110"});
+  EXPECT_EQ(lineCodes(A, lintString(A, {"TL110"})), Lines{}); // TL402's place even when it is off
 }
 
 TEST(DdpDeviceRule, OrderWithinAFunction) {
@@ -38,12 +38,13 @@ TEST(DdpDeviceRule, OrderWithinAFunction) {
   // `cuda:0` after set_device is still GPU 0: TL106 speaks about the literal index. The
   // helper may run after `set_device`, so TL402 leaves it alone; an NCCL program (with an unguarded
   // set_device) is CUDA-only by construction, so TL105 does too.
-  EXPECT_EQ(lineCodes(Src, lintString(Src, {"TL402", "TL106", "TL105"})), (Lines{"5:TL402", "8:TL106"}));
+  EXPECT_EQ(lineCodes(Src, lintString(Src, {"TL402", "TL106", "TL105", "TL110"})), (Lines{"5:TL402", "8:TL106"}));
   std::string Guarded = Src;
   Guarded.replace(Guarded.find("'nccl'"), 6, "'gloo'");
   Guarded.replace(Guarded.find("    torch.cuda.set_device(rank)"), 31, "    if torch.cuda.is_available(): torch.cuda.set_device(rank)");
-  EXPECT_EQ(lineCodes(Guarded, lintString(Guarded, {"TL105"})), (Lines{"7:TL105"}))
+  EXPECT_EQ(lineCodes(Guarded, lintString(Guarded, {"TL110"})), (Lines{"7:TL110"}))
       << "gloo, set_device guarded: portable, and one finding for the file (which chooses no device)";
+  EXPECT_EQ(lineCodes(Guarded, lintString(Guarded, {"TL105"})), Lines{}) << "nothing shows its device varies";
 }
 
 TEST(OptimizerStateDeviceRule, MemoKeepsFunctionsApart) {

@@ -85,9 +85,9 @@ TEST(Registry, CalleeNamesFollowImportAliases) {
                              "from torch.nn import DataParallel as DP\n"
                              "import torch.serialization as ser\n"
                              "model = torch.nn.Linear(2, 2)\n"
-                             "state = fetch(path)\n"
-                             "other = ser.load(path)\n"
-                             "store(model, path)\n"
+                             "state = fetch(path).to(dev)\n"
+                             "other = ser.load(path).to(dev)\n"
+                             "store(model, out)\n"
                              "net = DP(model)\n"
                              "more = fetchall(path)\n";
   auto D = lintString(Source, {"TL301", "TL306", "TL401"});

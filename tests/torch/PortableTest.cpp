@@ -20,7 +20,7 @@ TEST(PortableRewrite, LeavesWhatItCannotMakePortableAndSaysWhy) {
                           "name = torch.cuda.get_device_name(0)\n"
                           "y = torch.cuda.FloatTensor(n)\n"
                           "z = torch.randn(4).cuda(rank)\n";
-  auto D = lintString(Src, {"TL105"});
+  auto D = lintString(Src, {"TL110"});
   const Diagnostic *F = withFix(D);
   ASSERT_NE(F, nullptr);
   EXPECT_EQ(F->Fix->Applic, Applicability::Unsafe);
@@ -31,7 +31,7 @@ TEST(PortableRewrite, LeavesWhatItCannotMakePortableAndSaysWhy) {
             std::string::npos) << Notes;
   EXPECT_NE(Notes.find("cannot tell whether `n` is data or a size"), std::string::npos) << Notes;
   EXPECT_NE(Notes.find("leaves `.cuda(rank)`"), std::string::npos) << Notes;
-  std::string Fixed = fixOnce(Src, "TL105");
+  std::string Fixed = fixOnce(Src, "TL110");
   EXPECT_NE(Fixed.find("x = torch.randn(4).to(device)\n"), std::string::npos) << Fixed;
   EXPECT_NE(Fixed.find("name = torch.cuda.get_device_name(0)\n"), std::string::npos) << Fixed;
   EXPECT_NE(Fixed.find("y = torch.cuda.FloatTensor(n)\n"), std::string::npos) << Fixed;
@@ -44,7 +44,7 @@ TEST(PortableRewrite, NeverTouchesStringsCommentsOrGuardedCode) {
                           "if torch.cuda.is_available():\n"
                           "    torch.cuda.synchronize()\n"
                           "    w = torch.zeros(2).cuda()\n";
-  std::string Fixed = fixOnce(Src, "TL105");
+  std::string Fixed = fixOnce(Src, "TL110");
   EXPECT_EQ(Fixed, "import torch\n\n"
                    "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
                    "model = torch.nn.Linear(2, 2).to(device)  # was .cuda() on \"cuda:0\"\n"

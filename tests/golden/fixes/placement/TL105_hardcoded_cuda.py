@@ -39,11 +39,11 @@ def total_norm(grads):
     return torch.stack([g.norm().cuda(torch.cuda.current_device()) for g in grads])  # expect: TL105
 
 
-
-def evaluate(model, loader, device="cuda" if torch.cuda.is_available() else "cpu"):  # expect: TL105 -- every caller that omits it gets CUDA
+# OK
+def evaluate(model, loader, device="cuda" if torch.cuda.is_available() else "cpu"):  # a default: callers pass the device they chose
     return [model(x.to(device)) for x in loader]
 
-# OK
+
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 per_rank = batch.cuda(torch.cuda.current_device() if torch.cuda.is_available() else None)
 device = "cuda" if torch.cuda.is_available() else "cpu"

@@ -16,7 +16,7 @@ parser.add_argument("--epochs", type=int, default=2)
 args = parser.parse_args()
 
 # Errors
-model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2)).to(device)  # expect: TL105
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2)).to(device)  # expect: TL110
 
 # OK
 # (counted in the first finding: this file never chooses a device)

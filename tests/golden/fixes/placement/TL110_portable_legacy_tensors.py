@@ -9,7 +9,7 @@ from torch import nn
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 # Errors
-weights = torch.tensor([0.2, 0.3, 0.5], dtype=torch.float32, device=device)  # expect: TL105
+weights = torch.tensor([0.2, 0.3, 0.5], dtype=torch.float32, device=device)  # expect: TL110
 
 # OK
 # (counted in the first finding: this file never chooses a device)

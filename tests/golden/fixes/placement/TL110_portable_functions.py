@@ -25,7 +25,7 @@ class Net(nn.Module):
 
 
 def make_batch(n):
-    x = torch.randn(n, 8).to(device)  # expect: TL105
+    x = torch.randn(n, 8).to(device)  # expect: TL110
     y = torch.randint(0, 3, (n,), device=device)
     return x, y
 

@@ -11,7 +11,7 @@ except ImportError:
     apex = None
 
 # Errors
-model = nn.Linear(4, 2).to(device)  # expect: TL105
+model = nn.Linear(4, 2).to(device)  # expect: TL110
 
 # OK
 x = torch.randn(8, 4).to(device)  # counted in the first finding
