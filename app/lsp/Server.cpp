@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <thread>
 #include <utility>
 #include <unistd.h>
 
@@ -86,9 +88,7 @@ Server::Server(const Registry &R, ServerOptions O)
           if (D->AbsPath == Abs && D->File)
             return std::string(D->File->text());
         return std::nullopt;
-      })) {
-  Stop = [this] { return lintMoot(); };
-}
+      })) {}
 
 // A document's text changed (or it opened or closed): what the project read of it is stale,
 // and the open documents that import it are checked again when the editor is idle.
@@ -185,47 +185,108 @@ void Server::run(Transport &T) {
   Out = nullptr;
 }
 
-const std::function<bool()> &Server::stopFor(const Document &D, bool Idle) {
+template <class F> auto Server::aside(const Document &D, bool Idle, F Work) {
+  static const std::function<bool()> NoStop;
   Interrupted = false;
   if (D.File->size() < InterruptibleBytes)
-    return NoStop;
-  Linting = &D;
-  LintingIdle = Idle;
-  LastLook = {}; // the first ask looks: what arrived since the last lint may make this one moot
-  return Stop;
+    return Work(NoStop);
+  Busy = &D;
+  BusyIdle = Idle;
+  Cancel = false;
+  bool Stopped = false; // written by the Work's thread, read here after joining it
+  const std::function<bool()> Stop = [this, &Stopped] { return Stopped = Cancel.load(std::memory_order_relaxed); };
+  std::optional<decltype(Work(Stop))> Result;
+  std::atomic<bool> Done{false};
+  std::thread Worker([&] {
+    Result.emplace(Work(Stop));
+    Done = true;
+    Done.notify_one();
+  });
+  whileAside(Done);
+  Worker.join();
+  Busy = nullptr;
+  // Moot even when it ended before it saw Cancel: a later text or the end of the session.
+  Interrupted = Stopped || Cancel;
+  return std::move(*Result);
 }
 
-bool Server::lintMoot() {
-  if (Interrupted)
-    return true;
-  // Looking at the input costs a system call: a few hundred looks a second are enough.
-  auto Now = std::chrono::steady_clock::now();
-  if (Now - LastLook < std::chrono::milliseconds(5))
+void Server::whileAside(const std::atomic<bool> &Done) {
+  auto CanRead = [&] {
+    return Reading && !Exited && Pending.size() < MaxReadAhead && (Pending.empty() || Pending.back().K != Incoming::End);
+  };
+  for (;;) {
+    while (CanRead() && Reading->waitReady(0))
+      Pending.push_back(Reading->read());
+    // In order, what needs nothing of the Work; the first message that does waits for it, and
+    // so does everything behind (though a shutdown or change behind it can still cancel it).
+    while (!Exited && !Pending.empty() && answerableAside(Pending.front())) {
+      Incoming In = std::move(Pending.front());
+      Pending.pop_front();
+      ++Stats.AnsweredAside;
+      handle(In);
+    }
+    cancelIfMoot();
+    if (Done)
+      return;
+    if (CanRead())
+      Reading->waitReady(5); // the client's next message, or another look at Done
+    else
+      Done.wait(false);
+  }
+}
+
+bool Server::answerableAside(const Incoming &In) const {
+  if (BusyIdle || In.K != Incoming::Message)
+    return false; // the client comes before an idle check: it is given up instead
+  const Object *O = In.Msg.getAsObject();
+  if (!O)
     return false;
-  LastLook = Now;
-  if (Reading)
-    readAhead(*Reading);
-  bool RequestFirst = false; // a request before a change must see this lint's findings
-  for (const Incoming &I : Pending) {
-    if (I.K == Incoming::End)
+  auto Method = O->getString("method");
+  if (!Method)
+    return true; // a response to one of our requests: nothing waits on it
+  if (*Method == "shutdown" || *Method == "exit")
+    return true;
+  if (!O->get("id"))
+    return Method->startswith("$/"); // $/cancelRequest, $/setTrace; every other notification changes something
+  // A request is answered from what is known now: of the document being worked on, nothing yet
+  // (hover() and codeActions() say so), but pulled diagnostics are its findings, after the Work;
+  // a document with edits not yet linted sees them linted first.
+  const Document *D = nullptr;
+  if (const Object *P = O->getObject("params"))
+    if (const Object *Doc = P->getObject("textDocument"))
+      if (auto Uri = Doc->getString("uri"))
+        if (auto It = Docs.find(Uri->str()); It != Docs.end())
+          D = It->second.get();
+  if (D && D != Busy && D->Unlinted)
+    return false;
+  return !(D == Busy && *Method == "textDocument/diagnostic");
+}
+
+void Server::cancelIfMoot() {
+  if (Cancel)
+    return;
+  bool Moot = ShutdownRequested || Exited;
+  bool RequestFirst = false; // a request waiting before a change must see this Work's findings
+  for (auto It = Pending.begin(); !Moot && It != Pending.end() && It->K != Incoming::End; ++It) {
+    if (BusyIdle) {
+      Moot = true; // the client comes before an idle check
       break;
-    if (LintingIdle)
-      return Interrupted = true; // the client comes before an idle check
-    const Object *O = I.K == Incoming::Message ? I.Msg.getAsObject() : nullptr;
+    }
+    const Object *O = It->K == Incoming::Message ? It->Msg.getAsObject() : nullptr;
     auto Method = O ? O->getString("method") : llvm::Optional<llvm::StringRef>();
     if (!Method)
       continue;
     if (*Method == "shutdown" || *Method == "exit")
-      return Interrupted = true;
-    if (O->get("id"))
+      Moot = true;
+    else if (O->get("id"))
       RequestFirst = true;
     else if (!RequestFirst && (*Method == "textDocument/didChange" || *Method == "textDocument/didClose"))
       if (const Object *P = O->getObject("params"))
         if (const Object *Doc = P->getObject("textDocument"))
-          if (Doc->getString("uri") == llvm::StringRef(Linting->Uri))
-            return Interrupted = true;
+          Moot = Doc->getString("uri") == llvm::StringRef(Busy->Uri);
   }
-  return false;
+  if (Moot)
+    Cancel = true;
 }
 
 void Server::gaveUp(Document &D) {
@@ -470,7 +531,7 @@ void Server::didOpen(const DidOpenTextDocumentParams &P) {
   D->File = std::make_unique<SourceFile>(D->Path, P.textDocument.text);
   Document &Ref = *D;
   Docs[P.textDocument.uri] = std::move(D);
-  Ref.Tree = parsePython(Ref.File->text(), nullptr, stopFor(Ref, false));
+  Ref.Tree = aside(Ref, false, [&](const std::function<bool()> &Stop) { return parsePython(Ref.File->text(), nullptr, Stop); });
   if (!Interrupted)
     lint(Ref);
   if (Interrupted)
@@ -563,11 +624,19 @@ void Server::finishEdits(Document &D) {
   D.Unlinted.reset();
   Interrupted = false;
   if (Ch.Reparse) {
-    D.Tree = parsePython(D.File->text(), D.Tree.get(), stopFor(D, false));
+    const TSTree *Old = D.Tree.get();
+    auto Parse = [&](const TSTree *From) {
+      return aside(D, false, [&](const std::function<bool()> &Stop) { return parsePython(D.File->text(), From, Stop); });
+    };
+    D.Tree = Parse(Old);
     // tree-sitter recovers from a syntax error differently when it reuses the old tree; parse
     // afresh so the editor shows the error where `torchlint check` does.
-    if (D.Tree && ts_node_has_error(ts_tree_root_node(D.Tree.get())))
-      D.Tree = parsePython(D.File->text(), nullptr, stopFor(D, false));
+    if (D.Tree && ts_node_has_error(ts_tree_root_node(D.Tree.get()))) {
+      if (!Interrupted)
+        D.Tree = Parse(nullptr);
+      else
+        D.Tree.reset(); // parsed to the end but moot: the next flush parses afresh
+    }
   }
   if (!Interrupted) {
     std::optional<LintSettings> S = settingsFor(D);
@@ -616,7 +685,9 @@ bool Server::lintUnit(Document &D, const LintSettings &S, const std::vector<TopU
     return false;
   SourceFile Masked(D.Path, std::move(R.Plan->Masked));
   std::optional<ProjectIndex::FileView> View = viewFor(D);
-  std::vector<torchlint::Diagnostic> Found = Lint.lint(Masked, T.get(), S, View ? &*View : nullptr, stopFor(D, false));
+  std::vector<torchlint::Diagnostic> Found = aside(D, false, [&](const std::function<bool()> &Stop) {
+    return Lint.lint(Masked, T.get(), S, View ? &*View : nullptr, Stop);
+  });
   if (Interrupted)
     return true; // finishEdits gives the document up
   D.Diags = mergeUnitDiagnostics(D.Diags, std::move(Found), *R.Plan, E);
@@ -725,8 +796,9 @@ void Server::lintWith(Document &D, const LintSettings &S, bool Idle) {
   if (!D.Tree)
     return;
   std::optional<ProjectIndex::FileView> View = viewFor(D);
-  std::vector<torchlint::Diagnostic> Found =
-      Lint.lint(*D.File, D.Tree.get(), S, View ? &*View : nullptr, stopFor(D, Idle));
+  std::vector<torchlint::Diagnostic> Found = aside(D, Idle, [&](const std::function<bool()> &Stop) {
+    return Lint.lint(*D.File, D.Tree.get(), S, View ? &*View : nullptr, Stop);
+  });
   if (Interrupted)
     return; // the caller gives the document up
   D.Diags = std::move(Found);
@@ -863,8 +935,8 @@ std::optional<TextEdit> Server::fixAllEdit(const Document &D) const {
 Value Server::codeActions(const CodeActionParams &P) {
   Array Actions;
   Document *D = find(P.textDocument.uri);
-  if (!D)
-    return Actions;
+  if (!D || D == Busy)
+    return Actions; // nothing is known yet of the text being linted
   const SourceFile &F = *D->File;
   auto Off = [&](const Position &Pos) {
     return F.offset({static_cast<uint32_t>(Pos.line), static_cast<uint32_t>(Pos.character)}, Unit);
@@ -932,8 +1004,8 @@ std::string Server::ruleHover(const Rule &R) const {
 
 Value Server::hover(const TextDocumentPositionParams &P) {
   Document *D = find(P.textDocument.uri);
-  if (!D || !D->Tree)
-    return nullptr; // no tree: a parse given up (shutdown behind it), and no findings
+  if (!D || D == Busy || !D->Tree)
+    return nullptr; // no tree or findings yet: being parsed or linted, or a parse given up
   const SourceFile &F = *D->File;
   uint32_t At = F.offset({static_cast<uint32_t>(P.position.line), static_cast<uint32_t>(P.position.character)}, Unit);
   auto Result = [&](const std::string &Md, TextRange R) {

@@ -10,7 +10,7 @@
 #include "lsp/Protocol.h"
 #include "lsp/Transport.h"
 
-#include <chrono>
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -35,10 +35,11 @@ struct ServerOptions {
   bool CheckWhenIdle = true;
 };
 
-/// Documents from this size on are parsed and linted so that the lint can be given up when
-/// what it would find is moot: `shutdown` or `exit` arrived, or a later change of the document
-/// (then the document is linted whole when the client next waits). Smaller ones lint in well
-/// under half a second, and are always linted to the end.
+/// Documents from this size on are parsed and linted on a thread of their own while the server
+/// goes on reading: requests are answered from what is known (nothing yet of the document being
+/// linted), and the lint is given up when it is moot: `shutdown` or `exit` arrived, or a later
+/// change of the document (then the document is linted whole when the client next waits).
+/// Smaller ones lint in well under half a second, in line with the messages.
 inline constexpr size_t InterruptibleBytes = 256u << 10;
 
 /// How edits were linted, for tests and the benchmark.
@@ -51,6 +52,7 @@ struct EditStats {
   size_t Lints = 0;       // lints run, of whole files or units, for any reason
   size_t Merged = 0;      // edits applied without a lint of their own: a later queued edit's lint covers them
   size_t Interrupted = 0; // lints (or parses) of a large document given up: its text changed again, or shutdown
+  size_t AnsweredAside = 0; // messages handled while a large document was parsed or linted beside them
   std::map<std::string, size_t, std::less<>> Refusals; // why edits were linted as the whole file
   std::map<std::string, size_t, std::less<>> MethodRefusals; // why edits inside a class re-linted all of it
 };
@@ -121,10 +123,15 @@ private:
   bool checkOneWhenIdle();
   /// Reads what the client already sent into Pending, without waiting.
   void readAhead(Transport &T);
-  /// The Stop of a parse or lint of \p D (Linter::lint): set for a large document.
-  const std::function<bool()> &stopFor(const Document &D, bool Idle);
-  /// Whether the parse or lint under way is moot (what stopFor's function asks).
-  bool lintMoot();
+  /// Runs \p Work (a parse or lint of \p D, given the Stop to pass on) and returns what it
+  /// returns. A large document's runs on a thread of its own while this thread reads and
+  /// answers what it can (whileAside); Interrupted then says whether it was given up.
+  template <class F> auto aside(const Document &D, bool Idle, F Work);
+  /// While Work runs aside: reads the input, handles what needs nothing of it
+  /// (answerableAside), and sets Cancel when the Work is moot (cancelIfMoot), until \p Done.
+  void whileAside(const std::atomic<bool> &Done);
+  bool answerableAside(const Incoming &In) const;
+  void cancelIfMoot();
   /// After a parse or lint of \p D was given up: no findings stand for its text, and it is
   /// linted whole when next flushed.
   void gaveUp(Document &D);
@@ -152,12 +159,14 @@ private:
   Transport *Out = nullptr;
   std::deque<Incoming> Pending; // read ahead, so a later $/cancelRequest can be seen
   Transport *Reading = nullptr; // what run() reads: a long lint reads ahead while it runs
-  // The document being parsed or linted with a Stop, whether for an idle check, and whether
-  // lintMoot() said to give it up.
-  const Document *Linting = nullptr;
-  bool LintingIdle = false, Interrupted = false;
-  std::chrono::steady_clock::time_point LastLook;
-  std::function<bool()> Stop, NoStop;
+  // Only this thread reads or writes the server's state. A Work run aside reads its Document's
+  // text and tree (which nothing changes meanwhile: edits wait for it), the project index (which
+  // has its lock) and the texts of the open documents (which nothing changes either); it writes
+  // nothing but its result, which this thread takes after joining it.
+  const Document *Busy = nullptr; // the document whose Work runs aside
+  bool BusyIdle = false;          // that Work is an idle check: anything from the client ends it
+  std::atomic<bool> Cancel{false}; // set by this thread, read by the Work's Stop
+  bool Interrupted = false;        // the last Work was given up
   // The message being handled is a didChange followed in Pending by another one of the same
   // document: its lint would be stale before anyone read it.
   bool DeferLint = false;

@@ -131,9 +131,11 @@ size_t FdSource::read(char *Buf, size_t N) {
   }
 }
 
-bool FdSource::ready() {
+bool FdSource::ready() { return waitReady(0); }
+
+bool FdSource::waitReady(int TimeoutMs) {
   pollfd P{Fd, POLLIN, 0};
-  return ::poll(&P, 1, 0) > 0;
+  return ::poll(&P, 1, TimeoutMs) > 0;
 }
 
 size_t StringSource::read(char *Buf, size_t N) {

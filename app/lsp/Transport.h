@@ -23,6 +23,9 @@ public:
   virtual size_t read(char *Buf, size_t N) = 0;
   /// Whether read() would return without waiting.
   virtual bool ready() = 0;
+  /// ready(), waiting up to \p TimeoutMs for it (the server waits so on its input and on a
+  /// lint running beside it at once).
+  virtual bool waitReady(int TimeoutMs) { return ready(); }
 };
 
 class FdSource : public ByteSource {
@@ -30,6 +33,7 @@ public:
   explicit FdSource(int Fd) : Fd(Fd) {}
   size_t read(char *Buf, size_t N) override;
   bool ready() override;
+  bool waitReady(int TimeoutMs) override;
 
 private:
   int Fd;
@@ -69,6 +73,9 @@ public:
   Incoming read();
   /// Whether the next read() can start without waiting for the client.
   bool ready() { return BufPos < Buf.size() || (!AtEnd && In.ready()); }
+  /// Whether read() can start without waiting for the client, or returns the end at once;
+  /// waits up to \p TimeoutMs for it.
+  bool waitReady(int TimeoutMs) { return BufPos < Buf.size() || AtEnd || In.waitReady(TimeoutMs); }
   /// Writes one message with a Content-Length header and flushes. A non-empty \p RawId is
   /// written as the text of the message's `id` (the request's id as the client wrote it).
   void send(const llvm::json::Value &Msg, llvm::StringRef RawId = {});
