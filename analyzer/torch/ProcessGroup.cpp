@@ -196,8 +196,8 @@ bool ProcessGroup::sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, co
 }
 
 FileWide ProcessGroup::fileWide() {
-  static constexpr std::string_view Words[] = {"init_process_group", "set_device", "cuda.device",
-                                               "CUDA_VISIBLE_DEVICES"};
+  static constexpr std::string_view Words[] = {"init_process_group", "init_rpc", "set_device", "cuda.device",
+                                               "CUDA_VISIBLE_DEVICES", "LOCAL_RANK", "local_rank", "spawn("};
   return {Words, {}};
 }
 
@@ -210,6 +210,11 @@ const ProcessGroup::Facts &ProcessGroup::facts() const {
 TSNode ProcessGroup::init() const {
   const Facts &F = facts();
   return F.Inits.empty() ? TSNode{} : callAt(File.root(), F.Inits.front().Call.Begin, F.Inits.front().Call.End);
+}
+
+bool ProcessGroup::severalProcesses() const {
+  const SemanticModel &M = File.model();
+  return StartsGroup || M.textHas("LOCAL_RANK") || M.textHas("local_rank") || M.textHas("spawn(");
 }
 
 bool ProcessGroup::ncclOnly() const {
@@ -238,7 +243,9 @@ ProcessGroup::ProcessGroup(const FileContext &File)
     : File(File), StartsGroup(File.model().textHas("init_process_group")) {}
 
 std::optional<DdpPlacement> ProcessGroup::defaultGpuPlacement(const NodeRef &N, const CallFacts &Call) const {
-  if (!StartsGroup)
+  // An RPC program (`rpc.init_rpc`) places tensors by its device maps, and its processes (a
+  // parameter server and its trainers) may share a GPU by design: no one-process-per-GPU rule.
+  if (!StartsGroup || File.model().textHas("init_rpc"))
     return std::nullopt;
   if (LastCall != N.Node.id) {
     LastCall = N.Node.id;

@@ -36,6 +36,10 @@ public:
   /// Whether every process group the file starts is NCCL's, spelt as the literal `"nccl"`
   /// (not a variable, nor `"nccl" if ... else "gloo"`): its collectives take CUDA tensors only.
   bool ncclOnly() const;
+  /// Whether the program runs as several processes, as far as the file shows: it starts a
+  /// process group, reads `LOCAL_RANK` (or a `local_rank`), or spawns workers
+  /// (`torch.multiprocessing.spawn`).
+  bool severalProcesses() const;
   /// Whether the file mentions `CUDA_VISIBLE_DEVICES`: each process may then see only its own
   /// GPU, and `cuda:0` is that GPU.
   bool restrictsVisibleDevices() const { return facts().VisibleDevices; }

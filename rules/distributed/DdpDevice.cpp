@@ -57,6 +57,8 @@ and `device_ids` is `None` where CUDA is absent. It is unsafe because
 it changes where the program runs: review it with `--diff`.
 
 ## When it stays silent
+- An RPC program (`torch.distributed.rpc.init_rpc`): a parameter server and its trainers place
+  tensors by the RPC device maps and may share a GPU by design.
 - `torch.cuda.set_device(local_rank)` (or `with torch.cuda.device(local_rank):`) runs
   before the placement in the same function or one around it. Where the file sets the device
   only in another function, placements in helpers are left alone: they may run after it. A

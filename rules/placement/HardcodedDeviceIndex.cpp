@@ -1,6 +1,7 @@
 // TL106 hardcoded-device-index: a literal GPU index (`"cuda:1"`, `.cuda(0)`, `set_device(1)`)
 // outside the one place that chooses the device.
 #include "lint/Rule.h"
+#include "torch/DeviceChoice.h"
 #include "torch/Portable.h"
 #include "torch/ProcessGroup.h"
 #include "source/Strings.h"
@@ -60,17 +61,30 @@ it changes where the program runs: review it with `--diff`.
 - `torch.device("cuda", local_rank)` and other indices that come from a variable; a literal
   device that is only compared or inspected (`x.device == torch.device("cuda:0")`); queries
   such as `torch.cuda.get_device_name(0)`; `device_ids=[0]` (TL402's).
+- Index 0 in a program of one process that chooses no device (no CPU fallback, no option, no
+  `device` parameter): `cuda:0` is the GPU it runs on anyway (DataParallel's inputs go there on
+  purpose). Several processes (a process group, `LOCAL_RANK`, `spawn`) or a device choice make
+  it a bug, and the message says which.
 - In a file that starts a process group, index 0 (`"cuda:0"`, `.cuda(0)`, `.to(0)`) with no
   `torch.cuda.set_device(...)` before it: TL402 speaks (every rank lands on GPU 0).
 )md";
 
-std::string message(long Index) {
+/// What a literal index does in this program: index 0 lands every process on GPU 0 in a
+/// program of several processes, and bypasses the device the program chooses in one that chooses
+/// it; in a program of one process that chooses nothing, `cuda:0` is the GPU it runs on anyway
+/// (no message). Another index fails where fewer GPUs are visible.
+std::optional<std::string> message(long Index, const NodeRef &N, RuleContext &Ctx) {
   std::string Dev = "`cuda:" + std::to_string(Index) + "`";
-  if (Index == 0)
+  if (Index != 0)
+    return "hardcoded device index " + Dev + ": it fails with `invalid device ordinal` where fewer GPUs are "
+           "visible; use the device chosen once for the program (e.g. from `LOCAL_RANK`)";
+  if (Ctx.analysis<torch::ProcessGroup>().severalProcesses())
     return "hardcoded device index " + Dev + ": with one process per GPU every process lands on GPU 0; use the "
            "device chosen once for the program (e.g. from `LOCAL_RANK`)";
-  return "hardcoded device index " + Dev + ": it fails with `invalid device ordinal` where fewer GPUs are "
-         "visible; use the device chosen once for the program (e.g. from `LOCAL_RANK`)";
+  if (torch::DeviceEvidence E = Ctx.analysis<torch::DeviceChoice>().around(N.Scope))
+    return "hardcoded device index " + Dev + " bypasses the device this program chooses (" + E.describe() +
+           "), so this line fails where that is the CPU; use the chosen device";
+  return std::nullopt;
 }
 
 class HardcodedDeviceIndex final : public Rule {
@@ -79,7 +93,7 @@ public:
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<FileWide> fileWideReads() const override {
-    return {torch::ProcessGroup::fileWide(), torch::PortableRewrite::fileWide()};
+    return {torch::ProcessGroup::fileWide(), torch::DeviceChoice::fileWide(), torch::PortableRewrite::fileWide()};
   }
   bool finishesFile() const override { return true; }
   /// The first finding offers the rewrite of the whole file to one device.
@@ -106,7 +120,8 @@ public:
       if (!D || D->type() != "cuda" || !D->Index || torch::inMapLocation(N, M) ||
           torch::deviceOnlyInspected(N, M))
         return;
-      Ctx.report(N.Node, message(*D->Index));
+      if (auto Msg = message(*D->Index, N, Ctx))
+        Ctx.report(N.Node, std::move(*Msg));
       return;
     }
     // The device a placement names, or the one `set_device` and `torch.cuda.device` choose.
@@ -127,7 +142,8 @@ public:
     auto D = torch::spelledDevice(Dev, M);
     if (!D || D->torchDevice() || D->type() != "cuda" || !D->Index || torch::inMapLocation(N, M))
       return;
-    Ctx.report(Dev, message(*D->Index));
+    if (auto Msg = message(*D->Index, N, Ctx))
+      Ctx.report(Dev, std::move(*Msg));
   }
 };
 } // namespace

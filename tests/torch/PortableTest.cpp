@@ -60,7 +60,7 @@ TEST(PortableRewrite, MpsBranchWhereTheFileMentionsMps) {
                               "# also tried on mps\n"
                               "x = torch.ones(3, device=\"cuda\")\n"
                               "y = x.to(\"cuda:0\")\n",
-                              "TL106");
+                              "TL110");
   EXPECT_NE(Fixed.find("device = torch.device(\"cuda\" if torch.cuda.is_available() else \"mps\" if "
                        "torch.backends.mps.is_available() else \"cpu\")\n"),
             std::string::npos)
