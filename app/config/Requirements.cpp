@@ -1,6 +1,7 @@
 // Reading the torch requirement a project declares (see Requirements.h).
 #include "config/Requirements.h"
 
+
 #include "source/Strings.h"
 
 #include <llvm/Support/FileSystem.h>
@@ -10,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace torchlint {
@@ -295,10 +297,50 @@ std::string projectRoot(const std::string &Path) {
   return {};
 }
 
+/// A PyTorch version the project's README (or docs/install.md) pins, where its metadata declares
+/// none: `torch==1.7.1`, `pip install torch>=1.8`, `PyTorch 1.7.1`, `pytorch>=1.6`. The first
+/// such pin counts; prose without a version (`PyTorch is required`) does not.
+std::optional<DeclaredTorch> fromReadme(const std::string &Root) {
+  for (const char *Rel : {"README.md", "README.rst", "README.txt", "README", "docs/install.md", "INSTALL.md"}) {
+    auto Text = readFile(Root + "/" + Rel);
+    if (!Text)
+      continue;
+    std::string_view T = *Text;
+    for (size_t I = 0; I < T.size(); ++I) {
+      size_t Len = 0;
+      if (T.compare(I, 7, "pytorch") == 0 || T.compare(I, 7, "PyTorch") == 0 || T.compare(I, 7, "Pytorch") == 0)
+        Len = 7;
+      else if (T.compare(I, 5, "torch") == 0 && (I == 0 || !(std::isalnum(static_cast<unsigned char>(T[I - 1])) ||
+                                                             T[I - 1] == '_' || T[I - 1] == '.')))
+        Len = 5;
+      if (!Len)
+        continue;
+      // The word itself (not `torchvision`, `torch.cuda`), then a comparison or spaces, then a
+      // version.
+      size_t J = I + Len;
+      if (J < T.size() && (std::isalnum(static_cast<unsigned char>(T[J])) || T[J] == '_' || T[J] == '.'))
+        continue;
+      size_t K = J;
+      while (K < T.size() && K - J < 4 && (T[K] == ' ' || T[K] == '=' || T[K] == '>' || T[K] == '~' || T[K] == 'v'))
+        ++K;
+      if (K == J || K >= T.size() || !std::isdigit(static_cast<unsigned char>(T[K])))
+        continue;
+      auto V = leadingVersion(T.substr(K));
+      if (!V || V->Major < 1 || V->Major > 9)
+        continue;
+      size_t End = K;
+      while (End < T.size() && (std::isdigit(static_cast<unsigned char>(T[End])) || T[End] == '.'))
+        ++End;
+      return DeclaredTorch{*V, std::string(T.substr(I, End - I)) + " in " + Rel};
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<DeclaredTorch> declaredTorch(const std::string &Root) {
   if (Root.empty())
     return std::nullopt;
-  for (auto Read : {fromPyproject, fromSetupCfg, fromSetupPy, fromRequirementsFiles})
+  for (auto Read : {fromPyproject, fromSetupCfg, fromSetupPy, fromRequirementsFiles, fromReadme})
     if (auto D = Read(Root))
       return D;
   return std::nullopt;

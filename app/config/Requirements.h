@@ -1,8 +1,9 @@
 // The oldest PyTorch a project declares it supports: the lower bound of its `torch`
 // requirement in pyproject.toml (`[project] dependencies`, Poetry's
 // `[tool.poetry.dependencies]`), setup.cfg (`install_requires`), setup.py (`install_requires`)
-// or requirements*.txt, at the project's root. torchlint assumes that version when the
-// configuration names none (`target-torch-version`).
+// or requirements*.txt, at the project's root, else a pin its README (or docs/install.md) writes
+// (`torch==1.7.1`, `PyTorch 1.7.1`). torchlint assumes that version when the configuration names
+// none (`target-torch-version`).
 #pragma once
 
 #include "lint/Rule.h"

@@ -63,7 +63,10 @@ names is a call or decorator it can rewrite (a name passed around, rebound or ca
 `torch` is reached through another module alias (`from torch.cuda import amp`).
 
 ## When it stays silent
-- `target-torch-version` is below 2.4.
+- The project targets a PyTorch below 2.4: `target-torch-version`, else the lower bound of the
+  `torch` requirement in its metadata (pyproject.toml, setup.cfg, setup.py, requirements*.txt),
+  else a pin its README writes (`torch==1.7.1`, `PyTorch 1.7.1`). The message says which
+  version it assumed, and from where.
 - Compatibility code: the call sits in an `except` handler or under a condition about a
   version or `hasattr`, or the imported name comes from a conditional import
   (`try: from torch.amp import autocast` / `except ImportError: from torch.cuda.amp import
@@ -314,8 +317,14 @@ public:
     if (RootImport != "torch" && M.conditionalImport(T(Root)))
       return;
 
+    // The version the project targets, and where that came from, when it is not the default.
+    std::string Target = Ctx.settings().TargetTorch
+                             ? "; this project targets " + Ctx.settings().describeTarget()
+                             : "; assuming PyTorch " + std::to_string(CurrentStableTorch.Major) + "." +
+                                   std::to_string(CurrentStableTorch.Minor) +
+                                   ", as the project declares no `torch` version";
     Diagnostic &D = Ctx.report(Callee, "`torch.cuda.amp." + std::string(apiName(A)) +
-                                           "` is deprecated since PyTorch 2.4; use " + replacement(A));
+                                           "` is deprecated since PyTorch 2.4" + Target + "; use " + replacement(A));
     if (is(Callee, "identifier")) {
       // An imported name: the import changes, and with it every use of the names it binds.
       if (const auto &F = Ctx.analysis<ImportFix>().F)

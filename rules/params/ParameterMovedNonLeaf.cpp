@@ -51,6 +51,9 @@ numbers. No fix when the factory already has that keyword, unpacks `*args`/`**kw
 when the move has arguments the factory does not take (`memory_format=`).
 
 ## When it stays silent
+- The result is assigned straight into a module's parameter table
+  (`module._parameters[name] = nn.Parameter(t).to(device)`): code that manages the table
+  itself (checkpoint loaders, sharding utilities) stores there what it means to.
 - The move happens inside: `nn.Parameter(torch.randn(n, device=device))`,
   `nn.Parameter(t.to(device))`; and `self.register_buffer(...)`.
 - The move cannot change anything as far as the code shows: `.to(device)` of a factory
@@ -205,6 +208,20 @@ Request castRequest(const InnerTensor &Inner, std::string_view Method, const Sem
   return R;
 }
 
+/// Whether \p Call is assigned straight into a module's parameter table
+/// (`module._parameters[name] = nn.Parameter(t).to(device)`): code that manages the table itself
+/// (loading or sharding utilities) stores what it means to store there.
+bool storedInParameters(TSNode Call, const NodeText &T) {
+  TSNode Up = ts_node_parent(Call);
+  if (!is(Up, "assignment") || !ts_node_eq(field(Up, "right"), Call))
+    return false;
+  TSNode Left = field(Up, "left");
+  if (!is(Left, "subscript"))
+    return false;
+  auto P = attributeParts(field(Left, "value"), T);
+  return P && P->Name == "_parameters";
+}
+
 class ParameterMovedNonLeaf final : public Rule {
 public:
   using Rule::Rule;
@@ -232,6 +249,8 @@ public:
     TSNode ParamCall = P->Object;
     if (torch::classify(M.qualifiedName(field(ParamCall, "function"))).Kind != torch::Api::Parameter)
       return;
+    if (storedInParameters(N.Node, T))
+      return; // the module's table takes whatever tensor it is given, by design
     auto PA = callArgs(ParamCall, T);
     auto MA = callArgs(N.Node, T);
     if (!PA || !MA || MA->HasSplat)

@@ -2,6 +2,7 @@
 // `__iter__`, `collate_fn`, `worker_init_fn` and the helpers they call).
 #include "diag/Edits.h"
 #include "lint/Rule.h"
+#include "torch/Api.h"
 #include "source/Strings.h"
 #include "torch/Read.h"
 
@@ -54,6 +55,9 @@ for images, labels in loader:
   to the CPU (`.to("cpu")`): the device may well be the CPU.
 - CUDA calls that do not touch the device: creating a `torch.device("cuda")`, and seeding
   (`torch.cuda.manual_seed(seed)` in a `worker_init_fn` is lazy and safe).
+- A file whose DataLoaders all load in the main process: each leaves `num_workers` at its
+  default (0) or passes 0, so nothing runs in a worker. A file without a DataLoader, or with a
+  `num_workers` the code computes (`args.workers`), may start workers: it is reported.
 - The rule does not follow the start method: a program that sets `multiprocessing_context="spawn"`
   on purpose still hears about it.
 )md";
@@ -63,6 +67,11 @@ public:
   using Rule::Rule;
   std::string_view documentation() const override { return Doc; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<FileWide> fileWideReads() const override {
+    // Whether any DataLoader of the file may start workers.
+    static constexpr std::string_view Words[] = {"DataLoader"};
+    return {FileWide{Words, {}}};
+  }
 
   void check(const NodeRef &N, RuleContext &Ctx) const override {
     const SemanticModel &M = Ctx.model();
@@ -101,7 +110,39 @@ public:
   }
 
 private:
+  /// Whether no DataLoader of the file can start workers: the file builds DataLoaders, and each
+  /// leaves `num_workers` at its default or passes a literal 0. (A file without one, or with a
+  /// `num_workers` the code computes, may run its workers: the loaders are elsewhere.)
+  static bool noWorkers(RuleContext &Ctx) {
+    const SemanticModel &M = Ctx.model();
+    const NodeText &T = Ctx.text();
+    TSNode Root = Ctx.file().root();
+    std::string_view Text = T(Root);
+    uint32_t Base = ts_node_start_byte(Root);
+    bool Any = false;
+    for (size_t I = findBytes(Text, "DataLoader("); I != std::string_view::npos;
+         I = findBytes(Text, "DataLoader(", I + 1)) {
+      uint32_t B = Base + static_cast<uint32_t>(I);
+      TSNode Name = ts_node_descendant_for_byte_range(Root, B, B + 10);
+      TSNode Call = ts_node_parent(Name);
+      if (is(Call, "attribute"))
+        Call = ts_node_parent(Call);
+      if (!is(Call, "call") || torch::classify(M.qualifiedName(field(Call, "function"))).Kind != torch::Api::DataLoader)
+        continue;
+      auto A = callArgs(Call, T);
+      if (!A || A->HasSplat)
+        return false;
+      TSNode Workers = A->arg("num_workers", 5);
+      if (!ts_node_is_null(Workers) && intLiteral(Workers, T).value_or(1) != 0)
+        return false;
+      Any = true;
+    }
+    return Any;
+  }
+
   static void report(RuleContext &Ctx, TextRange At, std::string_view What) {
+    if (noWorkers(Ctx))
+      return; // nothing runs in a worker: every DataLoader loads in the main process
     Ctx.report(At, std::string(What) + " in code that runs in `DataLoader` workers: a forked worker cannot "
                                        "re-initialise CUDA (`Cannot re-initialize CUDA in forked subprocess`); "
                                        "return CPU tensors and move the batch in the training loop");

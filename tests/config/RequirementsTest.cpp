@@ -90,6 +90,26 @@ TEST(Requirements, EachKindOfFile) {
   EXPECT_EQ(D->Lower, (TorchVersion{1, 9}));
 }
 
+TEST(Requirements, ReadmePinWhereTheMetadataDeclaresNone) {
+  auto Declared = [](const std::vector<std::pair<std::string, std::string>> &Files) {
+    return declaredTorch(project(Files));
+  };
+  auto D = Declared({{"README.md", "# Net\n\nTested with PyTorch 1.7.1 and torchvision 0.8.2.\n"}});
+  ASSERT_TRUE(D);
+  EXPECT_EQ(D->Lower, (TorchVersion{1, 7}));
+  EXPECT_EQ(D->Source, "PyTorch 1.7.1 in README.md");
+  D = Declared({{"README.rst", "Install::\n\n    pip install torchvision==0.9 torch==1.8.0\n"}});
+  ASSERT_TRUE(D);
+  EXPECT_EQ(D->Lower, (TorchVersion{1, 8}));
+  EXPECT_EQ(D->Source, "torch==1.8.0 in README.rst");
+  // Prose without a version, and other packages' versions, pin nothing.
+  EXPECT_FALSE(Declared({{"README.md", "Requires PyTorch. torchvision 0.8 and torch.cuda 11 are optional.\n"}}));
+  // The metadata comes first.
+  D = Declared({{"README.md", "PyTorch 1.7\n"}, {"requirements.txt", "torch>=2.2\n"}});
+  ASSERT_TRUE(D);
+  EXPECT_EQ(D->Lower, (TorchVersion{2, 2}));
+}
+
 TEST(Requirements, SettingsTakeConfigThenDeclaredThenCurrent) {
   std::string Root = project({{".git/HEAD", ""},
                               {"requirements.txt", "torch>=1.12\n"},
