@@ -183,7 +183,7 @@ private:
   bool KeepModule = false; // summarising: keep what the module body leaves
   // What decides whether the lint's flow can give the module's summary (summarizeAfterLint):
   bool ModuleRead = false;  // the module body was analysed first, as a summary's flow does
-  bool ReadProject = false; // some value came from another module's summary
+  bool ReadProject = false; // some value or effect came from another module's summary
   bool MetBusy = false;     // a function or class was asked for while being analysed: a
                             // recursion, whose answer depends on where the analysis started
   Vars ModuleVars;
@@ -296,9 +296,10 @@ private:
   bool toldDevice(const CallArgs &A) const;
 
   // The project's other modules (Project.cpp).
-  /// What the project says \p Q (a qualified name) is: its export and the module's summary.
-  /// The summary and export of the project's name \p Q. \p Decides: a value may follow from
-  /// the answer (not the prefilter's question whether to analyse at all).
+  /// The summary and export of the project's name \p Q. \p Decides: the answer is taken as it
+  /// is (ReadProject). The callers that read a value or an effect from it say so themselves, and
+  /// only where it differs from what a call or name the flow cannot see into gives: an export
+  /// that changes nothing here leaves summarizeAfterLint() possible.
   std::pair<const ModuleSummary *, const Export *> projectName(std::string_view Q, bool Decides = true);
   /// A call of a project function or module class; nullopt when the project knows nothing.
   std::optional<Value> projectCall(TSNode C, const CallArgs &A, std::string_view Q);
