@@ -12,6 +12,7 @@
 #include <llvm/ADT/Hashing.h>
 #include <llvm/ADT/StringRef.h>
 
+#include <cstring>
 #include <deque>
 #include <map>
 #include <optional>
@@ -27,7 +28,31 @@ namespace llvm {
 template <> struct DenseMapInfo<std::string_view> {
   static std::string_view getEmptyKey() { return {reinterpret_cast<const char *>(~uintptr_t(0)), 0}; }
   static std::string_view getTombstoneKey() { return {reinterpret_cast<const char *>(~uintptr_t(1)), 0}; }
-  static unsigned getHashValue(std::string_view S) { return static_cast<unsigned>(llvm::hash_value(llvm::StringRef(S))); }
+  // Keys are short names and paths (`x`, `self.encoder.weight`), hashed at every look-up, and a
+  // join looks up each key of one state in the other: eight bytes a step, not llvm::hash_value's
+  // general mix.
+  static unsigned getHashValue(std::string_view S) {
+    const char *P = S.data();
+    size_t N = S.size();
+    constexpr uint64_t K = 0xbf58476d1ce4e5b9ull;
+    uint64_t H = 0x9e3779b97f4a7c15ull ^ N;
+    auto Load = [](const char *Q, size_t Bytes) {
+      uint64_t V = 0;
+      std::memcpy(&V, Q, Bytes);
+      return V;
+    };
+    if (N >= 8) {
+      for (size_t I = 0; I + 8 < N; I += 8)
+        H = (H ^ Load(P + I, 8)) * K;
+      H = (H ^ Load(P + N - 8, 8)) * K; // the last eight bytes, overlapping the step before
+    } else if (N >= 4) {
+      H = (H ^ (Load(P, 4) << 32 | Load(P + N - 4, 4))) * K;
+    } else if (N > 0) {
+      H = (H ^ (Load(P, 1) | Load(P + N / 2, 1) << 8 | Load(P + N - 1, 1) << 16)) * K;
+    }
+    H ^= H >> 29;
+    return static_cast<unsigned>(H ^ (H >> 32));
+  }
   static bool isEqual(std::string_view A, std::string_view B) {
     if (A.data() == B.data() && A.size() == B.size())
       return true;
