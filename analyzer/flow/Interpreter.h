@@ -12,6 +12,7 @@
 #include <llvm/ADT/Hashing.h>
 #include <llvm/ADT/StringRef.h>
 
+#include <cstring>
 #include <deque>
 #include <map>
 #include <optional>
@@ -27,7 +28,31 @@ namespace llvm {
 template <> struct DenseMapInfo<std::string_view> {
   static std::string_view getEmptyKey() { return {reinterpret_cast<const char *>(~uintptr_t(0)), 0}; }
   static std::string_view getTombstoneKey() { return {reinterpret_cast<const char *>(~uintptr_t(1)), 0}; }
-  static unsigned getHashValue(std::string_view S) { return static_cast<unsigned>(llvm::hash_value(llvm::StringRef(S))); }
+  // Keys are short names and paths (`x`, `self.encoder.weight`), hashed at every look-up, and a
+  // join looks up each key of one state in the other: eight bytes a step, not llvm::hash_value's
+  // general mix.
+  static unsigned getHashValue(std::string_view S) {
+    const char *P = S.data();
+    size_t N = S.size();
+    constexpr uint64_t K = 0xbf58476d1ce4e5b9ull;
+    uint64_t H = 0x9e3779b97f4a7c15ull ^ N;
+    auto Load = [](const char *Q, size_t Bytes) {
+      uint64_t V = 0;
+      std::memcpy(&V, Q, Bytes);
+      return V;
+    };
+    if (N >= 8) {
+      for (size_t I = 0; I + 8 < N; I += 8)
+        H = (H ^ Load(P + I, 8)) * K;
+      H = (H ^ Load(P + N - 8, 8)) * K; // the last eight bytes, overlapping the step before
+    } else if (N >= 4) {
+      H = (H ^ (Load(P, 4) << 32 | Load(P + N - 4, 4))) * K;
+    } else if (N > 0) {
+      H = (H ^ (Load(P, 1) | Load(P + N / 2, 1) << 8 | Load(P + N - 1, 1) << 16)) * K;
+    }
+    H ^= H >> 29;
+    return static_cast<unsigned>(H ^ (H >> 32));
+  }
   static bool isEqual(std::string_view A, std::string_view B) {
     if (A.data() == B.data() && A.size() == B.size())
       return true;
@@ -183,7 +208,7 @@ private:
   bool KeepModule = false; // summarising: keep what the module body leaves
   // What decides whether the lint's flow can give the module's summary (summarizeAfterLint):
   bool ModuleRead = false;  // the module body was analysed first, as a summary's flow does
-  bool ReadProject = false; // some value came from another module's summary
+  bool ReadProject = false; // some value or effect came from another module's summary
   bool MetBusy = false;     // a function or class was asked for while being analysed: a
                             // recursion, whose answer depends on where the analysis started
   Vars ModuleVars;
@@ -296,9 +321,10 @@ private:
   bool toldDevice(const CallArgs &A) const;
 
   // The project's other modules (Project.cpp).
-  /// What the project says \p Q (a qualified name) is: its export and the module's summary.
-  /// The summary and export of the project's name \p Q. \p Decides: a value may follow from
-  /// the answer (not the prefilter's question whether to analyse at all).
+  /// The summary and export of the project's name \p Q. \p Decides: the answer is taken as it
+  /// is (ReadProject). The callers that read a value or an effect from it say so themselves, and
+  /// only where it differs from what a call or name the flow cannot see into gives: an export
+  /// that changes nothing here leaves summarizeAfterLint() possible.
   std::pair<const ModuleSummary *, const Export *> projectName(std::string_view Q, bool Decides = true);
   /// A call of a project function or module class; nullopt when the project knows nothing.
   std::optional<Value> projectCall(TSNode C, const CallArgs &A, std::string_view Q);

@@ -62,9 +62,12 @@ std::string DeviceFlow::Impl::starDefinition(std::string_view Name) {
 }
 
 std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, std::string_view Q) {
-  auto [S, E] = projectName(Q);
+  auto [S, E] = projectName(Q, /*Decides=*/false);
   if (!E)
     return std::nullopt;
+  // A function exported only for what it does to its arguments returns what an unknown call
+  // does: the flow takes nothing from the project here.
+  ReadProject |= E->What != Export::Kind::Function || E->Result.Kind != ValueKind::Unknown || E->Result.Flags;
   std::string Where = S->Display + ":" + std::to_string(E->Line);
   std::string Name(lastComponent(Q));
   std::string How(originVerb(E->Result.How));
@@ -95,7 +98,7 @@ std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, 
 }
 
 std::optional<Value> DeviceFlow::Impl::projectCallee(TSNode C, const CallArgs &A, std::string_view Q) {
-  auto [S, E] = projectName(Q);
+  auto [S, E] = projectName(Q, /*Decides=*/false);
   if (!E)
     return std::nullopt;
   if (E->What == Export::Kind::Function)
@@ -122,9 +125,14 @@ void DeviceFlow::Impl::projectArguments(TSNode C, const CallArgs &A, const Modul
     if (Key.empty())
       continue;
     auto It = F->S.V.find(Key);
-    if (It != F->S.V.end() && It->second.Kind == ValueKind::Module && Bit(E.MayMove, At))
-      forgetDevice(It->second); // it may be moved in there
+    if (It != F->S.V.end() && It->second.Kind == ValueKind::Module) {
+      if (Bit(E.MayMove, At))
+        forgetDevice(It->second); // it may be moved in there
+      else if (It->second.Dev.known() || It->second.DevHow != Origin::None || It->second.DevAt)
+        ReadProject = true; // kept where a call the flow cannot see into forgets it (escape())
+    }
     if (At < 32 && ((E.LoadsState >> At) & 1u) && F->S.O.count(Key)) {
+      ReadProject = true;
       loadOptimizerState(C, Key);
       if (auto L = Loads.find(C.id); L != Loads.end())
         L->second.Through = "`" + std::string(lastComponent(Q)) + "` (" + S.Display + ":" + std::to_string(E.Line) + ")";
@@ -138,9 +146,10 @@ std::optional<Value> DeviceFlow::Impl::projectConstant(TSNode E) {
   std::string Q = M.qualifiedName(E);
   if (Q.empty() && is(E, "identifier"))
     Q = starDefinition(Text(E));
-  auto [S, X] = projectName(Q);
+  auto [S, X] = projectName(Q, /*Decides=*/false);
   if (!X || X->What != Export::Kind::Constant)
     return std::nullopt;
+  ReadProject = true;
   return imported(X->Result, E,
                   {"`" + std::string(lastComponent(Q)) + "`", " (" + S->Display + ":" + std::to_string(X->Line) + ")"});
 }

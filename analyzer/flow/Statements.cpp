@@ -28,8 +28,16 @@ void joinInto(State &A, const State &B) {
   // In place. A name only one path binds keeps that path's value: the other path cannot reach a
   // use of it without a NameError (the state keeps every name bound, unknown values too). A path
   // only one side knows, or that the sides leave with nothing in common, goes.
+  size_t Shared = 0; // B's keys that A holds too: where that is all of them, B adds no name
   for (auto It = A.V.begin(); It != A.V.end();) {
     auto Other = B.V.find(It->first);
+    if (Other != B.V.end()) {
+      ++Shared;
+      if (It->second == Other->second) { // most names: what the branch did not touch
+        ++It;
+        continue;
+      }
+    }
     bool Plain = plainName(It->first, A.SelfBindings);
     if (Other == B.V.end() && Plain) {
       ++It;
@@ -49,9 +57,10 @@ void joinInto(State &A, const State &B) {
   for (auto &[K, O] : B.O)
     if (plainName(K, A.SelfBindings) && !A.O.count(K) && !A.V.count(K))
       A.O.emplace(K, O);
-  for (auto &[K, V] : B.V)
-    if (plainName(K, A.SelfBindings))
-      A.V.try_emplace(K, V);
+  if (Shared != B.V.size())
+    for (auto &[K, V] : B.V)
+      if (plainName(K, A.SelfBindings))
+        A.V.try_emplace(K, V);
   for (auto It = A.O.begin(); It != A.O.end();) {
     auto Other = B.O.find(It->first);
     if (Other == B.O.end() && plainName(It->first, A.SelfBindings) && !B.V.count(It->first)) {

@@ -167,7 +167,13 @@ void DeviceFlow::Impl::exportNames(ModuleSummary &Out) {
     parameterFacts(Scope, E);
     if (!Worth(E.Result))
       E.Result = ExportedValue(); // what the importer cannot place says nothing
-    if (Worth(E.Result) || E.LoadsState || E.MayMove != ~0u)
+    // Exported for what it does to its arguments only where it keeps one of its parameters
+    // where it was: a function without parameters (`def _is_tracing():`), or one that may move
+    // each, tells an importer nothing an unknown call does not, and an export is an answer to
+    // a lint that asked while the module was pending: a second lint of that file for nothing.
+    uint32_t Declared = E.Params.size() >= 32 ? ~0u : (1u << E.Params.size()) - 1;
+    bool KeepsOne = (E.MayMove & Declared) != Declared;
+    if (Worth(E.Result) || E.LoadsState || KeepsOne)
       Out.Names[std::string(Name)] = std::move(E);
   }
   F = nullptr;

@@ -66,25 +66,27 @@ std::string SemanticModel::resolve(TSNode Expr, std::string_view T, TSSymbol Sym
 }
 
 bool SemanticModel::rebound(std::string_view Local, TSNode At) const {
-  // Whether the file may assign the name (`foo = ...`),
-  // read off the text once per imported name that is used: only those are looked up in the
-  // bindings.
-  auto [Seen, New] = MayRebind.try_emplace(Local, false);
-  if (New) {
+  // Whether the file may assign the name (`foo = ...`): only such names are looked up in the
+  // bindings. Every name the text writes before a lone `=` (not after a `.`), read in one pass
+  // over the `=` of the file on first use (a search for each imported name's every occurrence,
+  // `torch` a thousand times in a file of torch, cost the flow more than its interpretation).
+  if (!RebindScanned) {
+    RebindScanned = true;
     std::string_view Src = Text.source();
-    for (size_t I = findBytes(Src, Local); I != std::string_view::npos; I = findBytes(Src, Local, I + 1)) {
-      size_t E = I + Local.size();
-      if ((I > 0 && (nameByte(Src[I - 1]) || Src[I - 1] == '.')) || (E < Src.size() && nameByte(Src[E])))
+    for (size_t J = Src.find('='); J != std::string_view::npos; J = Src.find('=', J + 1)) {
+      if (J + 1 < Src.size() && Src[J + 1] == '=')
         continue;
-      size_t J = Src.find_first_not_of(" \t", E);
-      if (J != std::string_view::npos &&
-          Src[J] == '=' && (J + 1 >= Src.size() || Src[J + 1] != '=')) {
-        Seen->second = true;
-        break;
-      }
+      size_t E = J;
+      while (E > 0 && (Src[E - 1] == ' ' || Src[E - 1] == '\t'))
+        --E;
+      size_t I = E;
+      while (I > 0 && nameByte(Src[I - 1]))
+        --I;
+      if (I < E && (I == 0 || Src[I - 1] != '.'))
+        MayRebind.insert(Src.substr(I, E - I));
     }
   }
-  if (!Seen->second)
+  if (!MayRebind.count(Local))
     return false;
   // The latest binding wins, as in Python: in a function that binds the name itself, it is
   // local there; else the module's binding before the use (for code in a function, the last

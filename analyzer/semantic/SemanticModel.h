@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace torchlint {
@@ -233,7 +234,8 @@ private:
   /// Whether the imported name \p Local means something else at \p At: bound again after the
   /// import (the latest binding wins), or bound in the function around \p At.
   bool rebound(std::string_view Local, TSNode At) const;
-  mutable std::unordered_map<std::string_view, bool> MayRebind; // per imported name: may the text bind it again?
+  mutable std::unordered_set<std::string_view> MayRebind; // names the text writes before a lone `=`
+  mutable bool RebindScanned = false;
   bool memoFor(TSNode Expr) const { return Expr.id && Expr.id == MemoId && ts_node_start_byte(Expr) == MemoStart; }
 
   NodeText Text;
