@@ -238,6 +238,17 @@ DeviceEvidence DeviceChoice::option() const {
   return E;
 }
 
+namespace {
+
+/// Whether parameter \p P is a flag, not a device: annotated `bool`, or defaulting to `True` or
+/// `False` (`single_device: bool = False`).
+bool flag(const Parameter &P, const NodeText &T) {
+  TSNode Type = field(P.Node, "type");
+  return (!ts_node_is_null(Type) && T(Type) == "bool") || is(P.Default, "true") || is(P.Default, "false");
+}
+
+} // namespace
+
 DeviceEvidence DeviceChoice::around(int32_t Scope) const {
   if (Program)
     return Program;
@@ -253,7 +264,7 @@ DeviceEvidence DeviceChoice::around(int32_t Scope) const {
     if (Sc.Kind != ScopeKind::Function)
       continue;
     for (const Parameter &P : M.parameters(Sc.Node))
-      if (!ts_node_is_null(P.Name) && holdsDevice(M.text()(P.Name)))
+      if (!ts_node_is_null(P.Name) && holdsDevice(M.text()(P.Name)) && !flag(P, M.text()))
         return DeviceEvidence{DeviceEvidence::Kind::DeviceParameter, P.Name, M.text()(P.Name),
                               File.source().lineOf(ts_node_start_byte(P.Name)) + 1};
   }

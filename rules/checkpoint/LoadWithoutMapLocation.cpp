@@ -61,8 +61,8 @@ GPU meets a run without that GPU; the message names the evidence:
   (`--cpu`, `--no-cuda`, `--device`);
 - the function around the load receives its `device`, or places its work on a configured
   device (`self.device`, `args.device`);
-- it runs as several processes (it starts a process group, or reads `LOCAL_RANK`): every
-  rank restores the file onto the one GPU it was saved from;
+- it runs as several processes (the file starts a process group): every rank restores the
+  file onto the one GPU it was saved from;
 - the loaded object is moved on after the load (`torch.load(f).to(device)`), or loaded into a
   module the file moves to a device it computes (`model.load_state_dict(torch.load(p))` with
   `model.to(device)`);
@@ -195,9 +195,9 @@ public:
   }
   std::vector<FileWide> fileWideReads() const override {
     // The evidence that the device varies anywhere in the file: a fallback, an option, a process
-    // group, a CUDA-only construct, `LOCAL_RANK`, another load's `map_location`. (The rest is read
-    // in the load's own function.)
-    static constexpr std::string_view Words[] = {"LOCAL_RANK", "map_location"};
+    // group, a CUDA-only construct, another load's `map_location`. (The rest is read in the load's
+    // own function.)
+    static constexpr std::string_view Words[] = {"map_location"};
     return {torch::DeviceChoice::fileWide(), torch::ProcessGroup::fileWide(), torch::CudaOnlyProgram::fileWide(),
             FileWide{Words, {}}};
   }
@@ -283,14 +283,10 @@ private:
   static std::string evidence(const NodeRef &N, TSNode File, std::string_view Into, RuleContext &Ctx) {
     const SemanticModel &M = Ctx.model();
     const NodeText &T = Ctx.text();
-    std::string_view Text = T(Ctx.file().root());
     auto line = [&](TSNode At) { return std::to_string(Ctx.source().lineOf(ts_node_start_byte(At)) + 1); };
     if (TSNode Init = Ctx.analysis<torch::ProcessGroup>().init(); !ts_node_is_null(Init))
       return "; this program runs as several processes (it starts a process group at line " + line(Init) +
              ") and every one restores the file onto the GPU it was saved from";
-    if (containsBytes(Text, "LOCAL_RANK"))
-      return "; this program runs as several processes (it reads `LOCAL_RANK`) and every one restores the file "
-             "onto the GPU it was saved from";
     if (!ts_node_is_null(Ctx.analysis<torch::CudaOnlyProgram>().root()))
       return {}; // CUDA-only by construction: the file comes back where it was saved
     // (In one process:) the function's own file, written and read back where it runs.

@@ -101,8 +101,12 @@ bool cachedOnModule(TSNode Call, const NodeText &Text) {
       auto L = attributeParts(field(P, "left"), Text);
       return L && is(L->Object, "identifier") && Text(L->Object) == "self";
     }
+    // A branch of a conditional stores it too (`self.m = self.m.to(d) if self.m is not None else
+    // None`, CLIP's attention mask); the condition does not.
+    if (K == "conditional_expression" && ts_node_eq(ts_node_named_child(P, 1), Cur))
+      return false;
     if (K != "parenthesized_expression" && K != "list_comprehension" && K != "list" && K != "tuple" &&
-        K != "generator_expression")
+        K != "generator_expression" && K != "conditional_expression")
       return false;
     Cur = P;
   }
