@@ -116,6 +116,8 @@ public:
 
   /// A program that is CUDA-only by construction hardcodes CUDA by design.
   void finishFile(std::vector<Diagnostic> &Mine, RuleContext &Ctx) const override {
+    if (Mine.empty())
+      return; // (most files: nothing to read about the program)
     if (!ts_node_is_null(Ctx.analysis<torch::CudaOnlyProgram>().root())) {
       Mine.clear();
       return;
