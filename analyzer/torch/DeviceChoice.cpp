@@ -221,8 +221,10 @@ DeviceEvidence DeviceChoice::option() const {
   DeviceEvidence E;
   eachString(File, "--", true, [&](TSNode S) {
     TSNode Args = ts_node_parent(S);
+    if (!is(Args, "argument_list"))
+      return false;
     TSNode Call = ts_node_parent(Args);
-    if (!is(Args, "argument_list") || !is(Call, "call"))
+    if (!is(Call, "call"))
       return false;
     std::string_view Callee = lastComponent(T(field(Call, "function")));
     if (Callee != "add_argument" && Callee != "option" && Callee != "add_option")

@@ -112,8 +112,10 @@ std::string_view loadedInto(TSNode Load, const NodeText &T) {
   while (is(ts_node_parent(Arg), "subscript") && ts_node_eq(field(ts_node_parent(Arg), "value"), Arg))
     Arg = ts_node_parent(Arg);
   TSNode Args = ts_node_parent(Arg);
+  if (!is(Args, "argument_list"))
+    return {};
   TSNode Call = ts_node_parent(Args);
-  if (!is(Args, "argument_list") || !is(Call, "call"))
+  if (!is(Call, "call"))
     return {};
   auto P = attributeParts(field(Call, "function"), T);
   if (!P || P->Name != "load_state_dict")
@@ -263,10 +265,16 @@ private:
     for (size_t I = findBytes(Text, "map_location"); I != std::string_view::npos;
          I = findBytes(Text, "map_location", I + 1)) {
       uint32_t B = Base + static_cast<uint32_t>(I);
+      // (Each step only from a node of the kind that has a parent: a parent of the root is
+      // null, and tree-sitter reads through a null node.)
       TSNode Name = ts_node_descendant_for_byte_range(Root, B, B + 12);
+      if (!is(Name, "identifier"))
+        continue;
       TSNode Kw = ts_node_parent(Name);
+      if (!is(Kw, "keyword_argument"))
+        continue;
       TSNode Call = ts_node_parent(ts_node_parent(Kw));
-      if (!is(Name, "identifier") || !is(Kw, "keyword_argument") || !is(Call, "call") || ts_node_eq(Call, Load))
+      if (!is(Call, "call") || ts_node_eq(Call, Load))
         continue;
       // Mapped by code the project wrote (a function, a device variable, a dict), not by a
       // literal: the literal is what this rule's fix writes, and a fix must not make findings.

@@ -124,6 +124,8 @@ private:
          I = findBytes(Text, "DataLoader(", I + 1)) {
       uint32_t B = Base + static_cast<uint32_t>(I);
       TSNode Name = ts_node_descendant_for_byte_range(Root, B, B + 10);
+      if (!is(Name, "identifier"))
+        continue;
       TSNode Call = ts_node_parent(Name);
       if (is(Call, "attribute"))
         Call = ts_node_parent(Call);
