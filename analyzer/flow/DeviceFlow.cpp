@@ -162,6 +162,7 @@ void DeviceFlow::Impl::analyseScope(int32_t Id) {
     return;
   }
   Analysed[Id] = 1; // under way; 2: done
+  ActiveContainers Table(Containers); // join() reads this flow's containers
   const Scope &S = M.scope(Id);
   Frame Fr;
   Fr.Scope = Id;
@@ -553,6 +554,10 @@ void DeviceFlow::Impl::escape(const CallArgs &A, int32_t Callee) {
     if (Key.empty())
       return;
     auto It = F->S.V.find(Key);
+    if (It != F->S.V.end() && isContainer(It->second.Kind)) {
+      set(Key, Value()); // code we do not follow may put anything in it
+      return;
+    }
     if (It == F->S.V.end() || It->second.Kind != ValueKind::Module)
       return;
     // (Asked last: reading the helper's body costs more than the look-up.)

@@ -34,6 +34,10 @@ std::string_view kindName(ValueKind K) {
     return "settings";
   case ValueKind::Tuple:
     return "tuple";
+  case ValueKind::List:
+    return "list";
+  case ValueKind::Dict:
+    return "dict";
   }
   return "?";
 }

@@ -28,13 +28,6 @@ DType latticeType(torch::ScalarType T) {
   }
 }
 
-Value DeviceFlow::Impl::tupleOf(std::vector<Value> Parts) {
-  Value V = make(ValueKind::Tuple);
-  V.Parts = static_cast<uint32_t>(TupleParts.size());
-  TupleParts.push_back(std::move(Parts));
-  return V;
-}
-
 void DeviceFlow::Impl::record(TSNode E, const Value &V) {
   if (Inlining) // a helper's body evaluated for one call: its own analysis records it
     return;
@@ -73,7 +66,7 @@ namespace {
 /// The kinds of expression the flow tells apart.
 enum class Expr : uint8_t {
   Other, Identifier, Number, String, Parenthesized, Unary, Await, Binary, Logical, Conditional, Attribute,
-  Subscript, Call, Keyword, Collection, Boolean
+  Subscript, Call, Keyword, Collection, Boolean, Comprehension, Dictionary
 };
 } // namespace
 
@@ -82,13 +75,15 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
       {"identifier", Expr::Identifier}, {"integer", Expr::Number}, {"float", Expr::Number},
       {"string", Expr::String}, {"parenthesized_expression", Expr::Parenthesized}, {"unary_operator", Expr::Unary},
       {"await", Expr::Await}, {"binary_operator", Expr::Binary}, {"comparison_operator", Expr::Logical},
-      {"boolean_operator", Expr::Logical}, {"not_operator", Expr::Logical},
+      {"boolean_operator", Expr::Logical}, {"not_operator", Expr::Logical}, {"yield", Expr::Logical},
       {"conditional_expression", Expr::Conditional}, {"attribute", Expr::Attribute}, {"subscript", Expr::Subscript},
       {"call", Expr::Call}, {"keyword_argument", Expr::Keyword}, {"list", Expr::Collection},
-      {"tuple", Expr::Collection}, {"expression_list", Expr::Collection}, {"dictionary", Expr::Collection},
+      {"tuple", Expr::Collection}, {"expression_list", Expr::Collection}, {"dictionary", Expr::Dictionary},
       {"set", Expr::Collection}, {"pair", Expr::Collection}, {"list_splat", Expr::Collection},
       {"dictionary_splat", Expr::Collection}, {"concatenated_string", Expr::Collection}, {"true", Expr::Boolean},
-      {"false", Expr::Boolean}};
+      {"false", Expr::Boolean}, {"list_comprehension", Expr::Comprehension},
+      {"generator_expression", Expr::Comprehension}, {"set_comprehension", Expr::Comprehension},
+      {"dictionary_comprehension", Expr::Comprehension}};
   switch (Kinds(E)) {
   case Expr::Identifier:
     return lookup(E);
@@ -114,6 +109,9 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     return eval(ts_node_named_child(E, 0));
   case Expr::Binary: {
     Value L = eval(field(E, "left")), R = eval(field(E, "right"));
+    if (isContainer(L.Kind) || isContainer(R.Kind))
+      if (std::optional<Value> Joined = Text(field(E, "operator")) == "+" ? concat(L, R) : std::nullopt)
+        return *Joined;
     return binary(E, L, R);
   }
   case Expr::Logical:
@@ -135,6 +133,8 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     // A tuple or list display keeps its elements where one of them is something the flow knows
     // (`return images, labels`, `[x, y]`); other collections say nothing.
     bool Display = is(E, "tuple") || is(E, "expression_list") || is(E, "list");
+    if (is(E, "list") && ts_node_named_child_count(E) == 0)
+      return listOf(std::nullopt); // `chunks = []`: what is appended decides its elements
     std::vector<Value> Parts;
     bool Known = false;
     for (TSNode C : ChildList(File, E)) {
@@ -146,6 +146,42 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
       Parts.push_back(V);
     }
     return Display && Known ? tupleOf(std::move(Parts)) : Value();
+  }
+  case Expr::Comprehension:
+    return comprehension(E);
+  case Expr::Dictionary: {
+    // `{"x": x, "y": y}` keeps its values by key; a key that is no literal string makes every
+    // value any key's; `**other` leaves it unknown.
+    Contents C;
+    bool Known = false, Splat = false;
+    for (TSNode P : ChildList(File, E)) {
+      if (!is(P, "pair")) {
+        Splat |= !is(P, "comment");
+        eval(P);
+        continue;
+      }
+      TSNode K = field(P, "key");
+      eval(K);
+      Value V = eval(field(P, "value"));
+      Known |= V.Kind != ValueKind::Unknown && V.Kind != ValueKind::Scalar;
+      std::optional<std::string_view> Name = stringLiteral(K, Text);
+      C.AnyKey |= !Name;
+      if (Name)
+        C.Keys.push_back(*Name);
+      C.Elems.push_back(V);
+    }
+    if (Splat || (!Known && !C.Elems.empty()))
+      return {};
+    if (C.AnyKey) {
+      Value All = C.Elems[0];
+      for (const Value &V : C.Elems)
+        All = join(All, V);
+      C.Keys.clear();
+      C.Elems.assign(1, All);
+      if (All == Value())
+        return {};
+    }
+    return dictOf(std::move(C));
   }
   case Expr::Other:
     break;
@@ -223,12 +259,27 @@ Value DeviceFlow::Impl::subscript(TSNode E) {
     return Known;
   if (Value I = whereIndex(Object); I.Kind != ValueKind::Unknown)
     return I;
-  if (const std::vector<Value> *Parts = partsOf(O)) { // `batch[0]` of `batch = (x, y)`
+  if (const std::vector<Value> *Parts = partsOf(O)) { // `batch[0]` of `batch = (x, y)`, `pair[-1]`
     NodeList Index = namedChildren(E);
-    if (std::optional<long> I = Index.size() == 2 ? intLiteral(Index[1], Text) : std::nullopt;
-        I && static_cast<size_t>(*I) < Parts->size())
-      return (*Parts)[static_cast<size_t>(*I)];
+    TSNode At = Index.size() == 2 ? Index[1] : TSNode{};
+    bool Negative = is(At, "unary_operator") && Text(field(At, "operator")) == "-";
+    if (std::optional<long> I = ts_node_is_null(At) ? std::nullopt : intLiteral(Negative ? field(At, "argument") : At, Text)) {
+      long N = static_cast<long>(Parts->size());
+      long Pos = Negative ? N - *I : *I;
+      if (Pos >= 0 && Pos < N)
+        return (*Parts)[static_cast<size_t>(Pos)];
+    }
     return {};
+  }
+  if (O.Kind == ValueKind::List) { // an element, or for a slice the same kind of list
+    NodeList Index = namedChildren(E);
+    if (Index.size() != 2)
+      return {};
+    return is(Index[1], "slice") ? O : elementOf(O, Object);
+  }
+  if (O.Kind == ValueKind::Dict) {
+    NodeList Index = namedChildren(E);
+    return Index.size() == 2 ? dictItem(O, Index[1]) : Value();
   }
   if (O.Kind == ValueKind::Batch) {
     Value V = O;
@@ -370,8 +421,25 @@ void DeviceFlow::Impl::noteLoop(TSNode C) {
 Value DeviceFlow::Impl::call(TSNode C) {
   std::optional<CallArgs> A;
   if (const CallParts *Parts = File ? File->partsOf(C) : nullptr) { // as callParts() would read them
-    if (!Parts->Arguments)
-      return {}; // a generator argument
+    if (!Parts->Arguments) { // a generator argument: `list(t.cpu() for t in ts)`, `torch.cat(...)`
+      Value G = eval(Parts->ArgList);
+      if (G.Kind != ValueKind::List)
+        return {};
+      std::string Q = M.qualifiedName(Parts->Callee);
+      std::string_view Name = Text(Parts->Callee);
+      if (Q.empty() && (Name == "list" || Name == "tuple" || Name == "sorted") && !F->S.V.count(Name) &&
+          M.definitionFrom(Name, F->Scope, ScopeKind::Function) < 0)
+        return G;
+      if (!Q.empty() && torch::classify(Q).Kind == torch::Api::Join) {
+        Value T = elementOf(G, Parts->ArgList);
+        if (!T.isTensor())
+          return {};
+        T.R = Rank::NonZero;
+        T.Flags &= FlagDefaultFactory | FlagInput;
+        return T;
+      }
+      return {};
+    }
     A.emplace();
     A->Callee = Parts->Callee;
     A->ArgList = Parts->ArgList;
@@ -437,14 +505,30 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
     return make(ValueKind::Scalar);
   }
   if (Name == "next" && Pos.size() == 1 && is(Pos[0], "call"))
-    return nextParameter(Pos);
-  if (CalleeV.Kind != ValueKind::Unknown || F->S.V.count(Name))
+    if (Value P = nextParameter(Pos); P.Kind != ValueKind::Unknown)
+      return P;
+  if (CalleeV.Kind != ValueKind::Unknown || F->S.V.count(Name)) {
+    // A function held in a variable (a callback, a parameter) may fill the lists it is given.
+    for (TSNode P : Pos)
+      if (std::string_view Key = pathKey(P); !Key.empty())
+        if (auto It = F->S.V.find(Key); It != F->S.V.end() && isContainer(It->second.Kind))
+          set(Key, Value());
     return {};
+  }
   if (const ClassInfo *Cls = M.classFrom(Name, F->Scope))
     return Cls->IsModule ? localClassCall(C, A, *Cls) : Cls->IsOptimizer ? make(ValueKind::Optimizer) : Value();
   // A function of this file, top-level or nested beside the call.
   int32_t Def = M.definitionFrom(Name, F->Scope, ScopeKind::Function);
   bool Local = Def >= 0 && M.importOf(Name).empty();
+  if (!Local && M.importOf(Name).empty()) {
+    if (std::optional<Value> B = builtinCall(Name, A))
+      return *B;
+    if (Name == "next" && Pos.size() == 1 && !A.HasSplat) { // `next(iter(loader))`: one batch
+      auto It = Values.find(Pos[0].id);
+      if (It != Values.end() && (It->second.Kind == ValueKind::DataLoader || It->second.Kind == ValueKind::List))
+        return elementOf(It->second, Pos[0]);
+    }
+  }
   static constexpr std::string_view Inert[] = {"print", "isinstance", "type", "str",   "repr",      "id",   "hasattr",
                                                "range", "zip",        "list", "tuple", "enumerate", "next", "iter"};
   // A function or class of a module the file star-imports: as if imported by name.

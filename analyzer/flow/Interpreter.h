@@ -4,6 +4,7 @@
 // rule can speak about (Prefilter.cpp), and the scopes, summaries and escapes (DeviceFlow.cpp).
 #pragma once
 
+#include "flow/Containers.h"
 #include "flow/DeviceFlow.h"
 #include "flow/Summary.h"
 #include "torch/Read.h"
@@ -194,12 +195,31 @@ private:
   std::optional<Value> enclosingValue(std::string_view Name) const;
   static bool sharedWithNested(std::string_view K, const Value &V);
   static Value sharedValue(Value V);
-  // Tuples' elements, by Value::Parts (0: none).
-  std::deque<std::vector<Value>> TupleParts{std::vector<Value>{}};
+  // Containers' elements, by Value::Parts (Containers.h).
+  ContainerTable Containers;
   Value tupleOf(std::vector<Value> Parts);
+  /// A list whose every element is \p Elem (nullopt: an empty list); unknown where \p Elem is.
+  Value listOf(std::optional<Value> Elem);
+  Value dictOf(Contents C);
   const std::vector<Value> *partsOf(const Value &V) const {
-    return V.Kind == ValueKind::Tuple && V.Parts ? &TupleParts[V.Parts] : nullptr;
+    return V.Kind == ValueKind::Tuple && V.Parts ? &Containers.at(V.Parts).Elems : nullptr;
   }
+  /// What iterating \p V gives (a batch of a DataLoader, a list's element, the join of a
+  /// tuple's); \p At: the iterable's expression, where a batch's device comes from.
+  Value elementOf(const Value &V, TSNode At);
+  /// The value for the key \p Index of the dict \p D: a literal key's, else every value's join.
+  Value dictItem(const Value &D, TSNode Index);
+  /// `a + b` of two lists or tuples; nullopt when they are not both containers.
+  std::optional<Value> concat(const Value &L, const Value &R);
+  /// A comprehension or generator: its element evaluated with its loop targets bound.
+  Value comprehension(TSNode E);
+  /// `zip`, `enumerate`, `list`, `iter`, `dict(...)`...: nullopt for other names.
+  std::optional<Value> builtinCall(std::string_view Name, const CallArgs &A);
+  /// `xs.append(t)`, `d.items()`...: nullopt where \p Recv is no container.
+  std::optional<Value> containerMethod(TSNode C, const CallArgs &A, TSNode Obj, std::string_view Name,
+                                       const Value &Recv, const std::vector<Value> &Args);
+  /// `xs[i] = v`, `d["k"] = v`: the container at \p Target's object takes \p V.
+  bool storeItem(TSNode Target, const Value &V);
   // Calls of local functions evaluated with their arguments (inlineCall()): nothing is recorded
   // while one is under way, and none is entered twice.
   uint32_t Inlining = 0;

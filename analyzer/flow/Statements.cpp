@@ -143,7 +143,10 @@ void DeviceFlow::Impl::statement(TSNode S) {
       else if (is(E, "augmented_assignment")) {
         Value L = eval(field(E, "left")), R = eval(field(E, "right"));
         std::string_view Key = pathKey(field(E, "left"));
-        Value V = binary(E, L, R);
+        std::optional<Value> Joined; // `xs += [t]` extends the list
+        if (isContainer(L.Kind) && Text(field(E, "operator")) == "+=")
+          Joined = concat(L, R);
+        Value V = Joined ? *Joined : binary(E, L, R);
         if (L.isTensor() && L.Dev.Kind != DeviceKind::Unknown && V.isTensor()) {
           // `t += x` works in place: the tensor stays where it is (or the op raises).
           V.Dev = L.Dev;
@@ -401,6 +404,10 @@ Value DeviceFlow::Impl::loopElement(TSNode S, TSNode &Target) {
   TSNode Iter = field(S, "right");
   Target = field(S, "left");
   Value It = eval(Iter);
+  // A list, a tuple, `zip(...)`, `enumerate(...)` of something the flow knows the elements of.
+  if (It.Kind != ValueKind::DataLoader)
+    if (Value Known = elementOf(It, Iter); Known.Kind != ValueKind::Unknown)
+      return Known;
   // `enumerate(loader)`, `tqdm(loader)`: the batch is the last element / the element.
   TSNode Inner = Iter;
   bool Enumerate = false;
@@ -446,6 +453,8 @@ void DeviceFlow::Impl::bindTarget(TSNode Target, const Value &V, bool SameObject
     if (V.Kind == ValueKind::Batch) {
       E = V;
       E.Kind = ValueKind::Tensor;
+    } else if (V.Kind == ValueKind::List) {
+      E = elementOf(V, Target); // `a, b = pairs[0]`... of a list: each is an element
     }
     NodeList Targets = namedChildren(Target);
     const std::vector<Value> *Parts = partsOf(V);
@@ -457,13 +466,15 @@ void DeviceFlow::Impl::bindTarget(TSNode Target, const Value &V, bool SameObject
       return;
     }
     for (TSNode C : Targets)
-      bindTarget(C, is(C, "list_splat_pattern") ? Value() : E);
+      bindTarget(C, is(C, "list_splat_pattern") ? (V.Kind == ValueKind::List ? V : Value()) : E);
     return;
   }
   if (K == "parenthesized_expression" && ts_node_named_child_count(Target) == 1) {
     bindTarget(ts_node_named_child(Target, 0), V);
     return;
   }
+  if (storeItem(Target, V)) // `xs[i] = v`, `batch["x"] = v` of a container the flow holds
+    return;
   std::string_view Key = pathKey(Target);
   if (!Key.empty())
     set(Key, V, SameObject);

@@ -252,6 +252,24 @@ Value DeviceFlow::Impl::joinCall(TSNode C, const ArgNodes &Pos) {
     }
     if (Out.isTensor())
       Out.R = Rank::NonZero;
+  } else if (!Pos.empty()) { // `torch.cat(chunks)` of a list built elsewhere: its elements' device
+    auto It = Values.find(Pos[0].id);
+    if (It != Values.end() && (It->second.Kind == ValueKind::List || It->second.Kind == ValueKind::Tuple)) {
+      std::vector<Value> Els;
+      if (It->second.Kind == ValueKind::Tuple && It->second.Parts)
+        Els = Containers.at(It->second.Parts).Elems;
+      else
+        Els.push_back(elementOf(It->second, Pos[0]));
+      bool First = true;
+      for (const Value &V : Els) {
+        Out = First ? V : binary(C, Out, V);
+        First = false;
+      }
+      if (Out.isTensor()) {
+        Out.R = Rank::NonZero;
+        Out.Flags &= FlagDefaultFactory | FlagInput;
+      }
+    }
   }
   return Out.isTensor() ? Out : Value();
 }
@@ -468,6 +486,8 @@ Value DeviceFlow::Impl::methodCall(TSNode C, const CallArgs &A, TSNode Obj, std:
   if (!IsTo)
     for (auto &[N, V] : A.Keywords)
       eval(V);
+  if (std::optional<Value> R = containerMethod(C, A, Obj, Name, Recv, Args))
+    return *R;
   MoveTarget T;
   if (Bits & (torch::Move | torch::Cast))
     T = moveTarget(A, Name);

@@ -1,6 +1,8 @@
 // Joins and comparisons of the device-flow lattice.
 #include "flow/Value.h"
 
+#include "flow/Containers.h"
+
 namespace torchlint::flow {
 
 bool certainlyDifferent(const Device &A, const Device &B) {
@@ -114,8 +116,10 @@ Value join(const Value &A, const Value &B) {
     J.Loader = A.Loader;
   if (J.has(FlagDefaultFactory))
     J.Factory = A.Factory;
-  if (A.Parts == B.Parts) // the same display: its elements (two displays' differ: not known)
+  if (A.Parts == B.Parts) // the same contents (interned: equal contents, one index)
     J.Parts = A.Parts;
+  else if (ContainerTable *T = ActiveContainers::current(); T && A.Parts && B.Parts && isContainer(A.Kind))
+    J.Parts = T->join(A.Kind, A.Parts, B.Parts); // element by element; 0 where the shapes differ
   return J;
 }
 

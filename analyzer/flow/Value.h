@@ -22,6 +22,8 @@ enum class ValueKind : uint8_t {
   Checkpoint,
   Settings, // the options a program was started with (`parser.parse_args()`): `args.device` is its device
   Tuple,    // a tuple or list display (`return images, labels`): its elements in DeviceFlow's table
+  List,     // a list built or iterated (`[f(x) for x in xs]`, `append`, `zip`): one element for all
+  Dict,     // a dict display or comprehension (`{"x": x}`): its values by literal key
 };
 
 enum class DeviceKind : uint8_t { Unknown, Cpu, Cuda, Mps, Meta, Configured };
@@ -102,7 +104,7 @@ struct Value {
   NodeMark TypeAt;  // where the dtype was
   NodeMark Loader;  // for batches: the DataLoader constructor (pin_memory)
   NodeMark Factory; // for FlagDefaultFactory: the factory call without `device=`
-  uint32_t Parts = 0; // for Tuple: its elements' index in the flow's table (0: not known)
+  uint32_t Parts = 0; // Tuple, List, Dict: the elements' index in the flow's ContainerTable (0: not known)
 
   bool has(ValueFlag F) const { return (Flags & F) != 0; }
   bool isTensor() const { return Kind == ValueKind::Tensor; }
