@@ -146,6 +146,37 @@ TEST(DeviceFlowTransfer, ModulesMoveInPlaceAndBranchesJoin) {
   EXPECT_EQ(A.at("same").Dev.Kind, DeviceKind::Cpu); // tensors do not move in place
 }
 
+TEST(DeviceFlowTransfer, ContainersKeepTheirElementsWhereThePathsAgree) {
+  Analysed A("import torch\n"
+             "def f(device, cond, n, more):\n"
+             "    chunks = []\n"
+             "    for _ in range(n):\n"
+             "        chunks.append(torch.zeros(3))\n"
+             "    appended = chunks\n"
+             "    moved = [t.to(device) for t in chunks]\n"
+             "    mixed = [torch.zeros(3)]\n"
+             "    if cond:\n"
+             "        mixed.append(torch.zeros(3).to(device))\n"
+             "    extended = [torch.zeros(3)]\n"
+             "    if cond:\n"
+             "        extended.extend(more)\n"
+             "    d = {'x': torch.zeros(3), 'y': torch.zeros(3).to(device)}\n"
+             "    for i, (a, b) in enumerate(zip(chunks, moved)):\n"
+             "        a, b, i\n"
+             "    return torch.cat(appended), moved[0], torch.stack(mixed), torch.stack(extended), d['x'], d['y'], d[n]\n");
+  EXPECT_EQ(A.at("appended").Kind, ValueKind::List);
+  EXPECT_EQ(A.at("torch.cat(appended)").Dev.Kind, DeviceKind::Cpu); // every round appends a CPU tensor
+  EXPECT_EQ(A.at("moved[0]").Dev, Device::configured("device"));
+  EXPECT_FALSE(A.at("torch.stack(mixed)").Dev.known()); // the paths disagree on the element
+  EXPECT_FALSE(A.at("torch.stack(extended)").Dev.known()); // unknown items on one path
+  EXPECT_EQ(A.at("d['x']").Dev.Kind, DeviceKind::Cpu);
+  EXPECT_EQ(A.at("d['y']").Dev, Device::configured("device"));
+  EXPECT_FALSE(A.at("d[n]").Dev.known()); // some key: the values disagree
+  EXPECT_EQ(A.at("a").Dev.Kind, DeviceKind::Cpu);
+  EXPECT_EQ(A.at("b").Dev, Device::configured("device"));
+  EXPECT_EQ(A.at("i").Kind, ValueKind::Scalar);
+}
+
 TEST(DeviceFlowTransfer, ConfiguredDevicesAndHelpers) {
   Analysed A("import torch\n"
              "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
