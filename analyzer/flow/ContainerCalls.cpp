@@ -224,9 +224,14 @@ std::optional<Value> DeviceFlow::Impl::containerMethod(TSNode /*C*/, const CallA
     T.Kind = ValueKind::Tensor;
     return listOf(Name == "values" ? T : tupleOf({Value(), T}));
   }
+  std::string_view Key = pathKey(Obj);
+  if (Recv.Kind == ValueKind::Batch && (Name == "update" || Name == "setdefault" || Name == "__setitem__")) {
+    if (!Key.empty())
+      set(Key, Value()); // values the flow does not follow
+    return Value();
+  }
   if (!isContainer(Recv.Kind))
     return std::nullopt;
-  std::string_view Key = pathKey(Obj);
   if (Recv.Kind == ValueKind::Dict) {
     const Contents *C = Recv.Parts ? &Containers.at(Recv.Parts) : nullptr;
     std::optional<Value> All;
@@ -281,10 +286,16 @@ bool DeviceFlow::Impl::storeItem(TSNode Target, const Value &V) {
   if (Key.empty())
     return false;
   auto It = F->S.V.find(Key);
+  TSNode Index = field(Target, "subscript");
+  if (It != F->S.V.end() && It->second.Kind == ValueKind::Batch && !pathKey(Target).empty())
+    return false; // `batch["x"] = ...`: that path holds the value (lookup())
+  if (It != F->S.V.end() && It->second.Kind == ValueKind::Batch) {
+    set(Key, Value()); // `batch[k] = batch[k].to(device)`: any of its values may have moved
+    return true;
+  }
   if (It == F->S.V.end() || !isContainer(It->second.Kind))
     return false;
   Value Held = It->second;
-  TSNode Index = field(Target, "subscript");
   Value Now;
   if (Held.Kind == ValueKind::Dict && Held.Parts) {
     Contents C = Containers.at(Held.Parts);
