@@ -101,6 +101,21 @@ uint32_t ContainerTable::join(ValueKind K, uint32_t A, uint32_t B) {
   }
 }
 
+uint32_t ContainerTable::joinAsList(uint32_t A, uint32_t B) {
+  std::optional<Value> All;
+  for (uint32_t I : {A, B}) {
+    std::vector<Value> Elems = Table[I].Elems; // a copy: the joins may grow the table
+    for (const Value &V : Elems)
+      All = All ? flow::join(*All, V) : V;
+  }
+  if (All && unknown(*All))
+    return 0;
+  Contents J;
+  if (All)
+    J.Elems.push_back(*All);
+  return intern(std::move(J));
+}
+
 ActiveContainers::ActiveContainers(ContainerTable &T) : Saved(Active) { Active = &T; }
 ActiveContainers::~ActiveContainers() { Active = Saved; }
 ContainerTable *ActiveContainers::current() { return Active; }

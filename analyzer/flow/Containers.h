@@ -34,6 +34,8 @@ public:
   /// Containers of kind \p K (Tuple, List or Dict) whose indices are \p A and \p B joined:
   /// position by position, element by element, key by key; 0 where their shapes differ.
   uint32_t join(ValueKind K, uint32_t A, uint32_t B);
+  /// A list holding every element of the tuples or lists \p A and \p B; 0 where that is unknown.
+  uint32_t joinAsList(uint32_t A, uint32_t B);
 
 private:
   std::deque<Contents> Table;

@@ -96,8 +96,18 @@ Value join(const Value &A, const Value &B) {
   if (A == B)
     return A;
   Value J;
-  if (A.Kind != B.Kind)
+  if (A.Kind != B.Kind) {
+    // A display on one path, a list built on the other: a list of every element either holds.
+    bool Lists = (A.Kind == ValueKind::Tuple && B.Kind == ValueKind::List) ||
+                 (A.Kind == ValueKind::List && B.Kind == ValueKind::Tuple);
+    if (ContainerTable *T = ActiveContainers::current(); Lists && T && A.Parts && B.Parts) {
+      J.Kind = ValueKind::List;
+      J.Parts = T->joinAsList(A.Parts, B.Parts);
+      if (!J.Parts)
+        J.Kind = ValueKind::Unknown;
+    }
     return J;
+  }
   J.Kind = A.Kind;
   if (A.Dev == B.Dev) {
     J.Dev = A.Dev;
