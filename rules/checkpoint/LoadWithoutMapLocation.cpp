@@ -255,17 +255,9 @@ private:
   /// node.
   static TSNode mappedLoad(TSNode Load, RuleContext &Ctx) {
     const NodeText &T = Ctx.text();
-    TSNode Root = Ctx.file().root();
-    std::string_view Text = T(Root);
-    uint32_t Base = ts_node_start_byte(Root);
-    for (size_t I = findBytes(Text, "map_location"); I != std::string_view::npos;
-         I = findBytes(Text, "map_location", I + 1)) {
-      uint32_t B = Base + static_cast<uint32_t>(I);
+    for (TSNode Name : nodesSpelled(Ctx.file().root(), T, "map_location", "identifier")) {
       // (Each step only from a node of the kind that has a parent: a parent of the root is
       // null, and tree-sitter reads through a null node.)
-      TSNode Name = ts_node_descendant_for_byte_range(Root, B, B + 12);
-      if (!is(Name, "identifier"))
-        continue;
       TSNode Kw = ts_node_parent(Name);
       if (!is(Kw, "keyword_argument"))
         continue;
