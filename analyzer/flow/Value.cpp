@@ -87,7 +87,8 @@ std::string_view originVerb(Origin O) {
 
 bool Value::operator==(const Value &O) const {
   return Kind == O.Kind && Dev == O.Dev && Type == O.Type && R == O.R && Flags == O.Flags && DevHow == O.DevHow &&
-         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory && Parts == O.Parts;
+         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory && Parts == O.Parts &&
+         Body == O.Body;
 }
 
 Value join(const Value &A, const Value &B) {
@@ -116,6 +117,8 @@ Value join(const Value &A, const Value &B) {
     J.Factory = A.Factory;
   if (A.Parts == B.Parts) // the same display: its elements (two displays' differ: not known)
     J.Parts = A.Parts;
+  if (A.Body == B.Body)
+    J.Body = A.Body;
   return J;
 }
 

@@ -141,7 +141,8 @@ public:
         continue;
       if (fromFactory(*V, Joined))
         Factory = Factory ? Factory : V;
-      else if (V->has(flow::FlagInput) && V->Dev.Kind != flow::DeviceKind::Cpu && ts_node_is_null(Met))
+      else if (V->has(flow::FlagInput) && V->Kind != flow::ValueKind::Scalar && V->Dev.Kind != flow::DeviceKind::Cpu &&
+               ts_node_is_null(Met)) // never a Python number: it combines with a tensor anywhere
         Met = O;
     }
     if (Factory && !ts_node_is_null(Met) && (Forward || libraryCode(N, Ctx)))
