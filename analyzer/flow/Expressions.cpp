@@ -38,6 +38,13 @@ Value DeviceFlow::Impl::tupleOf(std::vector<Value> Parts) {
 void DeviceFlow::Impl::record(TSNode E, const Value &V) {
   if (Inlining && Inlining != RecordingAt) // a helper's body evaluated for one call: its own analysis records it
     return;
+  // A closure's calls are its only runs: the first one replaces what its own analysis (with
+  // parameters of unknown kind) recorded, and the others join in.
+  if (Inlining && CallRecorded.insert(E.id).second)
+    if (auto It = Values.find(E.id); It != Values.end()) {
+      It->second = V;
+      return;
+    }
   // Most expressions say nothing (names of unknown things, strings, numbers: a large literal
   // table at module level is thousands of them), and a node without an entry reads as unknown.
   // Outside loops a node is evaluated once, or again in the same state, so an unknown value
@@ -480,7 +487,7 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
   Value Own = localCall(Def);
   // A function defined in this one (a closure) called here: what its body does with these
   // arguments is what runs, and its nodes are recorded for the rules (joined over its calls).
-  if (!Inlining && M.scope(Def).Parent == F->Scope) {
+  if (!Inlining && M.scope(Def).Parent == F->Scope && onlyCalled(Text(M.scope(F->Scope).Node), Name)) {
     RecordingAt = 1;
     std::optional<Value> R = inlineCall(Def, A);
     RecordingAt = 0;

@@ -9,6 +9,7 @@
 #include "torch/Read.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/Hashing.h>
 #include <llvm/ADT/StringRef.h>
 
@@ -204,6 +205,7 @@ private:
   // while one is under way, and none is entered twice.
   uint32_t Inlining = 0;
   uint32_t RecordingAt = 0; // the inlining depth whose values are recorded (a closure's call)
+  llvm::DenseSet<const void *> CallRecorded; // nodes a closure's call recorded
   std::vector<int32_t> InlineStack;
   std::optional<Value> inlineCall(int32_t Scope, const CallArgs &A);
   bool KeepModule = false; // summarising: keep what the module body leaves
@@ -269,6 +271,9 @@ private:
   /// Whether the tensor method \p Method returns Python numbers (`size`, `item`, `tolist`...).
   static bool givesNumber(std::string_view Method);
   Value lambdaCall(const Value &Fn, const CallArgs &A);
+  /// Whether \p Code (a function's text) only calls the function \p Name it defines: it passes
+  /// it nowhere, so the calls written there are all its runs.
+  static bool onlyCalled(std::string_view Code, std::string_view Name);
   uint32_t Lambdas = 0; // lambda calls under evaluation (a lambda calling another one)
   /// The value of `torch.where(cond)[i]` for the call \p Call, or unknown for any other.
   Value whereIndex(TSNode Call);

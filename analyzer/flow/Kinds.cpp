@@ -179,6 +179,21 @@ bool DeviceFlow::Impl::givesNumber(std::string_view Method) {
   return std::find(std::begin(Names), std::end(Names), Method) != std::end(Names);
 }
 
+bool DeviceFlow::Impl::onlyCalled(std::string_view Code, std::string_view Name) {
+  for (size_t At = findBytes(Code, Name); At != std::string_view::npos; At = findBytes(Code, Name, At + 1)) {
+    size_t End = At + Name.size();
+    if ((At > 0 && (nameByte(Code[At - 1]) || Code[At - 1] == '.')) || (End < Code.size() && nameByte(Code[End])))
+      continue;
+    if (At >= 4 && Code.substr(At - 4, 4) == "def ")
+      continue;
+    while (End < Code.size() && Code[End] == ' ')
+      ++End;
+    if (End == Code.size() || Code[End] != '(')
+      return false;
+  }
+  return true;
+}
+
 // A lambda of this function called here: its body evaluated with the call's arguments and the
 // names it captures as they are now (a closure reads them when it runs). Its nodes are recorded,
 // joined over its calls, so the rules see what each operand is at the calls the file shows.

@@ -95,8 +95,13 @@ Value join(const Value &A, const Value &B) {
   if (A == B)
     return A;
   Value J;
-  if (A.Kind != B.Kind)
+  if (A.Kind != B.Kind) {
+    // An input of `forward` of unknown kind on one path, a tensor computed from it on the other
+    // (`x = x + noise` in a loop): still derived from the input.
+    if (A.Kind == ValueKind::Unknown || B.Kind == ValueKind::Unknown)
+      J.Flags = A.Flags & B.Flags & FlagInput;
     return J;
+  }
   J.Kind = A.Kind;
   if (A.Dev == B.Dev) {
     J.Dev = A.Dev;
