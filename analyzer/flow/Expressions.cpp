@@ -487,7 +487,8 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
   Value Own = localCall(Def);
   // A function defined in this one (a closure) called here: what its body does with these
   // arguments is what runs, and its nodes are recorded for the rules (joined over its calls).
-  if (!Inlining && M.scope(Def).Parent == F->Scope && onlyCalled(Text(M.scope(F->Scope).Node), Name)) {
+  if (!Inlining && F->Scope > 0 && M.scope(F->Scope).Kind == ScopeKind::Function && M.scope(Def).Parent == F->Scope &&
+      onlyCalled(Text(M.scope(F->Scope).Node), Name)) {
     RecordingAt = 1;
     std::optional<Value> R = inlineCall(Def, A);
     RecordingAt = 0;
