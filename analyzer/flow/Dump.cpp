@@ -34,6 +34,8 @@ std::string_view kindName(ValueKind K) {
     return "settings";
   case ValueKind::Tuple:
     return "tuple";
+  case ValueKind::Callable:
+    return "callable";
   }
   return "?";
 }

@@ -36,8 +36,15 @@ Value DeviceFlow::Impl::tupleOf(std::vector<Value> Parts) {
 }
 
 void DeviceFlow::Impl::record(TSNode E, const Value &V) {
-  if (Inlining) // a helper's body evaluated for one call: its own analysis records it
+  if (Inlining && Inlining != RecordingAt) // a helper's body evaluated for one call: its own analysis records it
     return;
+  // A closure's calls are its only runs: the first one replaces what its own analysis (with
+  // parameters of unknown kind) recorded, and the others join in.
+  if (Inlining && CallRecorded.insert(E.id).second)
+    if (auto It = Values.find(E.id); It != Values.end()) {
+      It->second = V;
+      return;
+    }
   // Most expressions say nothing (names of unknown things, strings, numbers: a large literal
   // table at module level is thousands of them), and a node without an entry reads as unknown.
   // Outside loops a node is evaluated once, or again in the same state, so an unknown value
@@ -73,7 +80,7 @@ namespace {
 /// The kinds of expression the flow tells apart.
 enum class Expr : uint8_t {
   Other, Identifier, Number, String, Parenthesized, Unary, Await, Binary, Logical, Conditional, Attribute,
-  Subscript, Call, Keyword, Collection, Boolean
+  Subscript, Call, Keyword, Collection, Boolean, Lambda
 };
 } // namespace
 
@@ -88,7 +95,7 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
       {"tuple", Expr::Collection}, {"expression_list", Expr::Collection}, {"dictionary", Expr::Collection},
       {"set", Expr::Collection}, {"pair", Expr::Collection}, {"list_splat", Expr::Collection},
       {"dictionary_splat", Expr::Collection}, {"concatenated_string", Expr::Collection}, {"true", Expr::Boolean},
-      {"false", Expr::Boolean}};
+      {"false", Expr::Boolean}, {"lambda", Expr::Lambda}};
   switch (Kinds(E)) {
   case Expr::Identifier:
     return lookup(E);
@@ -147,6 +154,11 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     }
     return Display && Known ? tupleOf(std::move(Parts)) : Value();
   }
+  case Expr::Lambda: { // its body is evaluated where it is called (lambdaCall())
+    Value V = make(ValueKind::Callable);
+    V.Body = mark(E);
+    return V;
+  }
   case Expr::Other:
     break;
   }
@@ -191,8 +203,13 @@ Value DeviceFlow::Impl::attribute(TSNode E) {
   std::string_view Attr = Text(field(E, "attribute"));
   std::string Q = M.qualifiedName(E);
   if (!Q.empty())
-    return {};
+    return startsWith(Q, "math.") ? make(ValueKind::Scalar) : Value(); // `math.pi`
   Value O = eval(Obj);
+  if ((O.isTensor() || O.has(FlagInput)) && (Attr == "shape" || Attr == "ndim")) {
+    Value V = make(ValueKind::Scalar); // a Python int, or a sequence of them (Rank::NonZero)
+    V.R = Attr == "shape" ? Rank::NonZero : Rank::Unknown;
+    return V;
+  }
   if (Attr == "device" && (O.isTensor() || O.Kind == ValueKind::Module) && O.Dev.known()) {
     Value V = make(ValueKind::Device, O.Dev);
     V.DevHow = O.DevHow;
@@ -221,6 +238,12 @@ Value DeviceFlow::Impl::subscript(TSNode E) {
   Value Known = lookup(E);
   if (Known.Kind != ValueKind::Unknown)
     return Known;
+  if (O.Kind == ValueKind::Scalar) { // `x.shape[-1]`, `x.size()[0]`, `x.tolist()[i]`; `x.shape[1:]`
+    NodeList Index = namedChildren(E);
+    Value V = make(ValueKind::Scalar);
+    V.R = Index.size() == 2 && is(Index[1], "slice") ? O.R : Rank::Unknown;
+    return V;
+  }
   if (Value I = whereIndex(Object); I.Kind != ValueKind::Unknown)
     return I;
   if (const std::vector<Value> *Parts = partsOf(O)) { // `batch[0]` of `batch = (x, y)`
@@ -277,6 +300,8 @@ static bool keepsDevice(const Value &Known, const Value &Other) {
 
 Value DeviceFlow::Impl::binary(TSNode /*At*/, const Value &L, const Value &R) {
   auto Tensorish = [](const Value &V) { return V.isTensor() || V.has(FlagInput); };
+  if (L.Kind == ValueKind::Scalar && R.Kind == ValueKind::Scalar)
+    return L; // `embed_dim // 2`, `n * math.pi`
   if (!Tensorish(L) && !Tensorish(R))
     return {};
   Value Out;
@@ -432,6 +457,8 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
     record(Callee, CalleeV);
     return moduleCall(CalleeV, C, Pos);
   }
+  if (CalleeV.Kind == ValueKind::Callable)
+    return lambdaCall(CalleeV, A);
   if (Name == "float" || Name == "int" || Name == "len" || Name == "bool") {
     noteLoop(C);
     return make(ValueKind::Scalar);
@@ -458,6 +485,16 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
   // What the helper does with these arguments; else what it builds itself. (Its own analysis
   // comes first: that is where its findings are.)
   Value Own = localCall(Def);
+  // A function defined in this one (a closure) called here: what its body does with these
+  // arguments is what runs, and its nodes are recorded for the rules (joined over its calls).
+  if (!Inlining && F->Scope > 0 && M.scope(F->Scope).Kind == ScopeKind::Function && M.scope(Def).Parent == F->Scope &&
+      onlyCalled(Text(M.scope(F->Scope).Node), Name)) {
+    RecordingAt = 1;
+    std::optional<Value> R = inlineCall(Def, A);
+    RecordingAt = 0;
+    if (R && (R->Kind != ValueKind::Unknown || R->Flags))
+      return *R;
+  }
   if (Own.Kind != ValueKind::Unknown)
     return Own; // what it builds itself, whatever it is given
   if (std::optional<Value> R = inlineCall(Def, A); R && (R->Kind != ValueKind::Unknown || R->Flags))

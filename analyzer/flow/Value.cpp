@@ -87,15 +87,21 @@ std::string_view originVerb(Origin O) {
 
 bool Value::operator==(const Value &O) const {
   return Kind == O.Kind && Dev == O.Dev && Type == O.Type && R == O.R && Flags == O.Flags && DevHow == O.DevHow &&
-         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory && Parts == O.Parts;
+         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory && Parts == O.Parts &&
+         Body == O.Body;
 }
 
 Value join(const Value &A, const Value &B) {
   if (A == B)
     return A;
   Value J;
-  if (A.Kind != B.Kind)
+  if (A.Kind != B.Kind) {
+    // An input of `forward` of unknown kind on one path, a tensor computed from it on the other
+    // (`x = x + noise` in a loop): still derived from the input.
+    if (A.Kind == ValueKind::Unknown || B.Kind == ValueKind::Unknown)
+      J.Flags = A.Flags & B.Flags & FlagInput;
     return J;
+  }
   J.Kind = A.Kind;
   if (A.Dev == B.Dev) {
     J.Dev = A.Dev;
@@ -116,6 +122,8 @@ Value join(const Value &A, const Value &B) {
     J.Factory = A.Factory;
   if (A.Parts == B.Parts) // the same display: its elements (two displays' differ: not known)
     J.Parts = A.Parts;
+  if (A.Body == B.Body)
+    J.Body = A.Body;
   return J;
 }
 
