@@ -16,7 +16,7 @@ llvm::hash_code hashValue(const Value &V) {
   return llvm::hash_combine(static_cast<uint8_t>(V.Kind), static_cast<uint8_t>(V.Type), static_cast<uint8_t>(V.R),
                             static_cast<uint8_t>(V.DevHow), static_cast<uint8_t>(V.TypeHow), V.Flags,
                             static_cast<uint8_t>(V.Dev.Kind), V.Dev.Index, llvm::hash_value(llvm::StringRef(V.Dev.Name)),
-                            V.DevAt.Index, V.TypeAt.Index, V.Loader.Index, V.Factory.Index, V.Parts);
+                            V.DevAt.Index, V.TypeAt.Index, V.Loader.Index, V.Factory.Index, V.Parts, V.Body.Index);
 }
 
 bool unknown(const Value &V) { return V == Value(); }

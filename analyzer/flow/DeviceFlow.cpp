@@ -348,15 +348,18 @@ void DeviceFlow::Impl::setupParameters(TSNode Function, int32_t Scope) {
         V.Kind = ValueKind::Module; // on a device the caller chose: unknown until moved here
       else if (!Annotated && !Forward && torch::namesLoader(N))
         V.Kind = ValueKind::DataLoader; // `def train(model, train_loader)`: its batches are on the CPU
+      else if ((Forward || libraryFunction(Scope)) && !(IsFirst && (N == "self" || N == "cls")))
+        V = parameterScalar(P, Annotated, Code()); // `n: int`, `scale=1.0`, `torch.arange(n)`
       // An input of forward is a tensor unless its annotation says otherwise (`n: int`). A
       // helper's parameter is what its callers pass: not an input where each passes a tensor
       // it has just built on the host (`self._pad(torch.LongTensor(ids))`).
-      if (Forward && (!Annotated || V.Kind == ValueKind::Tensor) &&
+      if (Forward && (!Annotated || V.Kind == ValueKind::Tensor) && V.Kind != ValueKind::Scalar &&
           !(Helper && hostBuiltAtEveryCall(Scope, At, N)))
         V.Flags |= FlagInput;
       // A library function's tensor argument: on the caller's device, whatever that is.
       if (!Forward && !(IsFirst && (N == "self" || N == "cls")) && libraryFunction(Scope) &&
-          (V.Kind == ValueKind::Tensor || (!Annotated && usedAsTensor(Code(), N)))) {
+          (V.Kind == ValueKind::Tensor ||
+           (!Annotated && V.Kind != ValueKind::Scalar && usedAsTensor(Code(), N)))) {
         V.Flags |= FlagInput;
         V.DevHow = Origin::Parameter;
         V.DevAt = mark(Name);

@@ -38,6 +38,8 @@ std::string_view kindName(ValueKind K) {
     return "list";
   case ValueKind::Dict:
     return "dict";
+  case ValueKind::Callable:
+    return "callable";
   }
   return "?";
 }

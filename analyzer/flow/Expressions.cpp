@@ -29,8 +29,15 @@ DType latticeType(torch::ScalarType T) {
 }
 
 void DeviceFlow::Impl::record(TSNode E, const Value &V) {
-  if (Inlining) // a helper's body evaluated for one call: its own analysis records it
+  if (Inlining && Inlining != RecordingAt) // a helper's body evaluated for one call: its own analysis records it
     return;
+  // A closure's calls are its only runs: the first one replaces what its own analysis (with
+  // parameters of unknown kind) recorded, and the others join in.
+  if (Inlining && CallRecorded.insert(E.id).second)
+    if (auto It = Values.find(E.id); It != Values.end()) {
+      It->second = V;
+      return;
+    }
   // Most expressions say nothing (names of unknown things, strings, numbers: a large literal
   // table at module level is thousands of them), and a node without an entry reads as unknown.
   // Outside loops a node is evaluated once, or again in the same state, so an unknown value
@@ -66,7 +73,7 @@ namespace {
 /// The kinds of expression the flow tells apart.
 enum class Expr : uint8_t {
   Other, Identifier, Number, String, Parenthesized, Unary, Await, Binary, Logical, Conditional, Attribute,
-  Subscript, Call, Keyword, Collection, Boolean, Comprehension, Dictionary
+  Subscript, Call, Keyword, Collection, Boolean, Comprehension, Dictionary, Lambda
 };
 } // namespace
 
@@ -83,7 +90,7 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
       {"dictionary_splat", Expr::Collection}, {"concatenated_string", Expr::Collection}, {"true", Expr::Boolean},
       {"false", Expr::Boolean}, {"list_comprehension", Expr::Comprehension},
       {"generator_expression", Expr::Comprehension}, {"set_comprehension", Expr::Comprehension},
-      {"dictionary_comprehension", Expr::Comprehension}};
+      {"dictionary_comprehension", Expr::Comprehension}, {"lambda", Expr::Lambda}};
   switch (Kinds(E)) {
   case Expr::Identifier:
     return lookup(E);
@@ -183,6 +190,11 @@ Value DeviceFlow::Impl::evalUncached(TSNode E) {
     }
     return dictOf(std::move(C));
   }
+  case Expr::Lambda: { // its body is evaluated where it is called (lambdaCall())
+    Value V = make(ValueKind::Callable);
+    V.Body = mark(E);
+    return V;
+  }
   case Expr::Other:
     break;
   }
@@ -227,8 +239,13 @@ Value DeviceFlow::Impl::attribute(TSNode E) {
   std::string_view Attr = Text(field(E, "attribute"));
   std::string Q = M.qualifiedName(E);
   if (!Q.empty())
-    return {};
+    return startsWith(Q, "math.") ? make(ValueKind::Scalar) : Value(); // `math.pi`
   Value O = eval(Obj);
+  if ((O.isTensor() || O.has(FlagInput)) && (Attr == "shape" || Attr == "ndim")) {
+    Value V = make(ValueKind::Scalar); // a Python int, or a sequence of them (Rank::NonZero)
+    V.R = Attr == "shape" ? Rank::NonZero : Rank::Unknown;
+    return V;
+  }
   if (Attr == "device" && (O.isTensor() || O.Kind == ValueKind::Module) && O.Dev.known()) {
     Value V = make(ValueKind::Device, O.Dev);
     V.DevHow = O.DevHow;
@@ -257,6 +274,12 @@ Value DeviceFlow::Impl::subscript(TSNode E) {
   Value Known = lookup(E);
   if (Known.Kind != ValueKind::Unknown)
     return Known;
+  if (O.Kind == ValueKind::Scalar) { // `x.shape[-1]`, `x.size()[0]`, `x.tolist()[i]`; `x.shape[1:]`
+    NodeList Index = namedChildren(E);
+    Value V = make(ValueKind::Scalar);
+    V.R = Index.size() == 2 && is(Index[1], "slice") ? O.R : Rank::Unknown;
+    return V;
+  }
   if (Value I = whereIndex(Object); I.Kind != ValueKind::Unknown)
     return I;
   if (const std::vector<Value> *Parts = partsOf(O)) { // `batch[0]` of `batch = (x, y)`, `pair[-1]`
@@ -328,6 +351,8 @@ static bool keepsDevice(const Value &Known, const Value &Other) {
 
 Value DeviceFlow::Impl::binary(TSNode /*At*/, const Value &L, const Value &R) {
   auto Tensorish = [](const Value &V) { return V.isTensor() || V.has(FlagInput); };
+  if (L.Kind == ValueKind::Scalar && R.Kind == ValueKind::Scalar)
+    return L; // `embed_dim // 2`, `n * math.pi`
   if (!Tensorish(L) && !Tensorish(R))
     return {};
   Value Out;
@@ -500,6 +525,8 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
     record(Callee, CalleeV);
     return moduleCall(CalleeV, C, Pos);
   }
+  if (CalleeV.Kind == ValueKind::Callable)
+    return lambdaCall(CalleeV, A);
   if (Name == "float" || Name == "int" || Name == "len" || Name == "bool") {
     noteLoop(C);
     return make(ValueKind::Scalar);
@@ -542,6 +569,16 @@ Value DeviceFlow::Impl::nameCall(TSNode C, const CallArgs &A) {
   // What the helper does with these arguments; else what it builds itself. (Its own analysis
   // comes first: that is where its findings are.)
   Value Own = localCall(Def);
+  // A function defined in this one (a closure) called here: what its body does with these
+  // arguments is what runs, and its nodes are recorded for the rules (joined over its calls).
+  if (!Inlining && F->Scope > 0 && M.scope(F->Scope).Kind == ScopeKind::Function && M.scope(Def).Parent == F->Scope &&
+      onlyCalled(Text(M.scope(F->Scope).Node), Name)) {
+    RecordingAt = 1;
+    std::optional<Value> R = inlineCall(Def, A);
+    RecordingAt = 0;
+    if (R && (R->Kind != ValueKind::Unknown || R->Flags))
+      return *R;
+  }
   if (Own.Kind != ValueKind::Unknown)
     return Own; // what it builds itself, whatever it is given
   if (std::optional<Value> R = inlineCall(Def, A); R && (R->Kind != ValueKind::Unknown || R->Flags))

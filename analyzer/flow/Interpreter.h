@@ -10,6 +10,7 @@
 #include "torch/Read.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/Hashing.h>
 #include <llvm/ADT/StringRef.h>
 
@@ -223,6 +224,8 @@ private:
   // Calls of local functions evaluated with their arguments (inlineCall()): nothing is recorded
   // while one is under way, and none is entered twice.
   uint32_t Inlining = 0;
+  uint32_t RecordingAt = 0; // the inlining depth whose values are recorded (a closure's call)
+  llvm::DenseSet<const void *> CallRecorded; // nodes a closure's call recorded
   std::vector<int32_t> InlineStack;
   std::optional<Value> inlineCall(int32_t Scope, const CallArgs &A);
   bool KeepModule = false; // summarising: keep what the module body leaves
@@ -275,6 +278,23 @@ private:
   /// Whether the annotation \p Type (a `type` node, or null) says a tensor: `Tensor`,
   /// `torch.Tensor`, `"torch.Tensor"`; not `Optional[Tensor]`, `Tensor | None`.
   bool annotatesTensor(TSNode Type) const;
+
+  // Python scalars (Kinds.cpp).
+  /// `n: int`, `Optional[float]`, `"int | None"`: an annotation naming only Python scalars.
+  bool annotatesScalar(TSNode Type) const;
+  bool scalarDefault(TSNode Default) const;
+  bool testsScalarType(TSNode Type) const;
+  /// Whether a function passes its parameter \p Name as a size or a bound (\p Code: afterName()).
+  bool usedAsNumber(std::string_view Code, std::string_view Name) const;
+  /// A scalar where the parameter's annotation, default or use shows one; else unknown.
+  Value parameterScalar(const Parameter &P, bool Annotated, std::string_view Code) const;
+  /// Whether the tensor method \p Method returns Python numbers (`size`, `item`, `tolist`...).
+  static bool givesNumber(std::string_view Method);
+  Value lambdaCall(const Value &Fn, const CallArgs &A);
+  /// Whether \p Code (a function's text) only calls the function \p Name it defines: it passes
+  /// it nowhere, so the calls written there are all its runs.
+  static bool onlyCalled(std::string_view Code, std::string_view Name);
+  uint32_t Lambdas = 0; // lambda calls under evaluation (a lambda calling another one)
   /// The value of `torch.where(cond)[i]` for the call \p Call, or unknown for any other.
   Value whereIndex(TSNode Call);
   bool libraryMayMatter(int32_t Scope);

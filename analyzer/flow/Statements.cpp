@@ -204,7 +204,8 @@ void DeviceFlow::Impl::statement(TSNode S) {
 }
 
 // Under `if isinstance(x, torch.Tensor):` or `if torch.is_tensor(x):` (and either side of an
-// `and` of them), `x` is a tensor, on a device the test does not tell.
+// `and` of them), `x` is a tensor, on a device the test does not tell; under
+// `if isinstance(n, int):` it is a Python number.
 void DeviceFlow::Impl::narrow(TSNode Cond) {
   if (is(Cond, "parenthesized_expression") && ts_node_named_child_count(Cond) == 1)
     return narrow(ts_node_named_child(Cond, 0));
@@ -219,6 +220,11 @@ void DeviceFlow::Impl::narrow(TSNode Cond) {
   if (!A || A->HasSplat || !A->Keywords.empty() || A->Positional.empty())
     return;
   std::string Q = M.qualifiedName(A->Callee);
+  if ((Q.empty() || Q == "isinstance") && Text(A->Callee) == "isinstance" && A->Positional.size() == 2 &&
+      testsScalarType(A->Positional[1]) && !pathKey(A->Positional[0]).empty()) {
+    bindTarget(A->Positional[0], make(ValueKind::Scalar), /*SameObject=*/true); // `isinstance(n, int)`
+    return;
+  }
   bool Tests = ((Q.empty() || Q == "isinstance") && Text(A->Callee) == "isinstance" && A->Positional.size() == 2 &&
                 M.qualifiedName(A->Positional[1]) == "torch.Tensor") ||
                (Q == "torch.is_tensor" && A->Positional.size() == 1);

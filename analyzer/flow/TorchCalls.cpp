@@ -87,6 +87,8 @@ Value DeviceFlow::Impl::apiCall(TSNode C, const CallArgs &A, std::string_view Q)
   if (Facts.Kind == Api::None)
     if (std::optional<Value> P = projectCallee(C, A, Q))
       return *P;
+  if (startsWith(Q, "math.")) // `math.sqrt(d)`: a Python float
+    return make(ValueKind::Scalar);
   escape(A);
   return {};
 }
@@ -174,7 +176,8 @@ Value DeviceFlow::Impl::factory(TSNode C, const CallArgs &A, std::string_view Q,
     return V;
   TSNode P0 = Pos[0];
   if (Api.has(torch::ScalarData)) {
-    if (Name == "scalar_tensor" || is(P0, "integer") || is(P0, "float") || Args[0].Kind == ValueKind::Scalar)
+    if (Name == "scalar_tensor" || is(P0, "integer") || is(P0, "float") ||
+        (Args[0].Kind == ValueKind::Scalar && Args[0].R != Rank::NonZero))
       V.R = Rank::Zero;
     else if ((is(P0, "list") || is(P0, "tuple")) && ts_node_named_child_count(P0) > 0)
       V.R = Rank::NonZero;
@@ -510,6 +513,14 @@ Value DeviceFlow::Impl::methodCall(TSNode C, const CallArgs &A, TSNode Obj, std:
     }
     return {};
   }
+  if (givesNumber(Name)) { // `x.size(1)`, `x.item()`: Python numbers; `x.size()`, `x.tolist()`: a sequence
+    Value V = make(ValueKind::Scalar);
+    if (Name == "tolist" || (A.Positional.empty() && A.Keywords.empty() && Name != "item" && Name != "dim" &&
+                             Name != "numel" && Name != "nelement" && Name != "ndimension" && Name != "get_device" &&
+                             Name != "element_size" && Name != "data_ptr"))
+      V.R = Rank::NonZero;
+    return V;
+  }
   // Tensors (or inputs of forward, whose kind we do not know).
   bool Tensor = Recv.isTensor();
   if (Name == "type_as" && Args.size() == 1) {
@@ -618,8 +629,6 @@ Value DeviceFlow::Impl::tensorMethod(TSNode C, std::string_view Name, uint32_t B
       return binary(C, Recv, Args[0]);
     return V;
   }
-  if (Name == "item")
-    return make(ValueKind::Scalar);
   if (Name == "numpy") {
     Value V = make(ValueKind::NumpyArray);
     V.Type = Recv.Type;

@@ -89,7 +89,8 @@ std::string_view originVerb(Origin O) {
 
 bool Value::operator==(const Value &O) const {
   return Kind == O.Kind && Dev == O.Dev && Type == O.Type && R == O.R && Flags == O.Flags && DevHow == O.DevHow &&
-         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory && Parts == O.Parts;
+         DevAt == O.DevAt && TypeHow == O.TypeHow && TypeAt == O.TypeAt && Loader == O.Loader && Factory == O.Factory && Parts == O.Parts &&
+         Body == O.Body;
 }
 
 Value join(const Value &A, const Value &B) {
@@ -97,6 +98,10 @@ Value join(const Value &A, const Value &B) {
     return A;
   Value J;
   if (A.Kind != B.Kind) {
+    // An input of `forward` of unknown kind on one path, a tensor computed from it on the other
+    // (`x = x + noise` in a loop): still derived from the input.
+    if (A.Kind == ValueKind::Unknown || B.Kind == ValueKind::Unknown)
+      J.Flags = A.Flags & B.Flags & FlagInput;
     // A display on one path, a list built on the other: a list of every element either holds.
     bool Lists = (A.Kind == ValueKind::Tuple && B.Kind == ValueKind::List) ||
                  (A.Kind == ValueKind::List && B.Kind == ValueKind::Tuple);
@@ -130,6 +135,8 @@ Value join(const Value &A, const Value &B) {
     J.Parts = A.Parts;
   else if (ContainerTable *T = ActiveContainers::current(); T && A.Parts && B.Parts && isContainer(A.Kind))
     J.Parts = T->join(A.Kind, A.Parts, B.Parts); // element by element; 0 where the shapes differ
+  if (A.Body == B.Body)
+    J.Body = A.Body;
   return J;
 }
 

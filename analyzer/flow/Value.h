@@ -12,7 +12,7 @@ namespace torchlint::flow {
 enum class ValueKind : uint8_t {
   Unknown,
   Tensor,
-  Scalar, // a Python number (combines with tensors on any device)
+  Scalar, // a Python number (combines with tensors on any device); Rank::NonZero: a sequence of them (`x.shape`)
   Module,
   Optimizer,
   Device,
@@ -24,6 +24,7 @@ enum class ValueKind : uint8_t {
   Tuple,    // a tuple or list display (`return images, labels`): its elements in DeviceFlow's table
   List,     // a list built or iterated (`[f(x) for x in xs]`, `append`, `zip`): one element for all
   Dict,     // a dict display or comprehension (`{"x": x}`): its values by literal key
+  Callable, // a lambda of the function that holds it: its calls are evaluated with what it captures
 };
 
 enum class DeviceKind : uint8_t { Unknown, Cpu, Cuda, Mps, Meta, Configured };
@@ -105,6 +106,7 @@ struct Value {
   NodeMark Loader;  // for batches: the DataLoader constructor (pin_memory)
   NodeMark Factory; // for FlagDefaultFactory: the factory call without `device=`
   uint32_t Parts = 0; // Tuple, List, Dict: the elements' index in the flow's ContainerTable (0: not known)
+  NodeMark Body;      // for Callable: the `lambda`
 
   bool has(ValueFlag F) const { return (Flags & F) != 0; }
   bool isTensor() const { return Kind == ValueKind::Tensor; }

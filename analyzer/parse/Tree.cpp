@@ -419,4 +419,20 @@ std::optional<AttributeParts> attributeParts(TSNode N, const NodeText &Text) {
   return AttributeParts{Obj, Text(Attr)};
 }
 
+std::vector<TSNode> nodesSpelled(TSNode Root, const NodeText &Text, std::string_view Word, std::string_view Kind) {
+  std::vector<TSNode> Out;
+  std::string_view Src = Text.source();
+  if (Word.empty())
+    return Out;
+  for (size_t At = findBytes(Src, Word); At != std::string_view::npos; At = findBytes(Src, Word, At + 1)) {
+    auto B = static_cast<uint32_t>(At), E = B + static_cast<uint32_t>(Word.size());
+    if ((B > 0 && nameByte(Src[B - 1])) || (E < Src.size() && nameByte(Src[E])))
+      continue; // part of a longer name
+    TSNode N = ts_node_descendant_for_byte_range(Root, B, E);
+    if (is(N, Kind) && ts_node_start_byte(N) == B && ts_node_end_byte(N) == E)
+      Out.push_back(N);
+  }
+  return Out;
+}
+
 } // namespace torchlint

@@ -125,6 +125,12 @@ template <class F> void forEachNode(TSNode Root, F &&Fn) {
   ts_tree_cursor_delete(&C);
 }
 
+/// The nodes of kind \p Kind under \p Root spelled exactly \p Word (a whole word of the text:
+/// `DataLoader`, `map_location`, `torch.cuda.amp`), in document order. The text says where they
+/// can be: a look-up at each occurrence costs far less than visiting every node of a long file
+/// (a test file of 9,000 lines has a third of a million). \p Root is the tree's root.
+std::vector<TSNode> nodesSpelled(TSNode Root, const NodeText &Text, std::string_view Word, std::string_view Kind);
+
 /// The string value of a plain string literal ("cuda", 'cpu'), without prefixes or
 /// interpolation; nullopt for f-strings, concatenations, byte strings and the like.
 std::optional<std::string_view> stringLiteral(TSNode N, const NodeText &Text);

@@ -184,12 +184,21 @@ int32_t SemanticModel::enclosingFunction(int32_t Id) const {
 }
 
 int32_t SemanticModel::scopeAt(TSNode N) const {
-  int32_t Inner = 0; // scopes come in document order, each after the scopes around it
-  for (size_t I = 0; I < Scopes.size(); ++I)
-    if (ts_node_start_byte(Scopes[I].Node) <= ts_node_start_byte(N) &&
-        ts_node_end_byte(N) <= ts_node_end_byte(Scopes[I].Node))
-      Inner = static_cast<int32_t>(I);
-  return Inner;
+  uint32_t Start = ts_node_start_byte(N), End = ts_node_end_byte(N);
+  if (!ScopesInOrder) { // never for the walker's scopes; kept for a model built another way
+    int32_t Inner = 0;
+    for (size_t I = 0; I < Scopes.size(); ++I)
+      if (ScopeStarts[I] <= Start && End <= ts_node_end_byte(Scopes[I].Node))
+        Inner = static_cast<int32_t>(I);
+    return Inner;
+  }
+  // Scopes come in document order, each after the scopes around it: the last one starting at
+  // or before the node contains it, or one of its enclosing scopes does (the innermost first).
+  auto After = std::upper_bound(ScopeStarts.begin(), ScopeStarts.end(), Start);
+  int32_t Id = static_cast<int32_t>(After - ScopeStarts.begin()) - 1;
+  while (Id > 0 && ts_node_end_byte(Scopes[Id].Node) < End)
+    Id = Scopes[Id].Parent;
+  return Id < 0 ? 0 : Id;
 }
 
 bool SemanticModel::decoratedWith(int32_t Id, std::string_view Name) const {
@@ -275,6 +284,10 @@ bool SemanticModel::textHas(std::string_view Word) const {
 }
 
 int32_t SemanticModel::addScope(Scope S) {
+  uint32_t Start = ts_node_start_byte(S.Node);
+  if (!ScopeStarts.empty() && Start < ScopeStarts.back())
+    ScopesInOrder = false;
+  ScopeStarts.push_back(Start);
   Scopes.push_back(S);
   return static_cast<int32_t>(Scopes.size() - 1);
 }

@@ -252,6 +252,8 @@ private:
   std::vector<std::string> Stars;
   std::deque<std::string> StarNames; // the local names star imports bound, stable storage
   std::vector<Scope> Scopes;
+  std::vector<uint32_t> ScopeStarts; // per scope: its node's start byte (scopeAt's search)
+  bool ScopesInOrder = true;         // each scope starts at or after the one before
   std::vector<ClassInfo> Classes;
   struct SelfCall {
     int32_t From;            // the function scope the call is in

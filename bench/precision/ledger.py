@@ -8,8 +8,9 @@ every finding judged as its maintainer would read it.
   ledger.py report [--half tune|held] [--select ALL]                 # per rule: findings, TP, noise, FP
   ledger.py unjudged --half tune --out todo.md                       # findings without a verdict, in context
 
-The corpus is split in two halves by repository (`"half"` in corpus.json): rules are tuned on
-`tune`; `held` is judged only at the end, blind. `--half` (default `all`) picks the members that
+The corpus is split by repository (`"half"` in corpus.json): rules are tuned on `tune`; `held`
+is judged only at the end, blind; `fresh` (script-style and research code added once `held` had
+been read) is a second held-out set, judged blind once and never tuned on. `--half` (default `all`) picks the members that
 `lint` lints and that `report` and `unjudged` read. Each selection of rules has its own findings
 file: the default rules `findings.json`, `--select ALL` `findings-ALL.json`, `--extend-select
 TL105,TL301` `findings-default+TL105+TL301.json`; `lint --half tune` replaces only the tune
@@ -45,14 +46,14 @@ def checkouts():
     return pathlib.Path(os.environ.get("TORCHLINT_PRECISION_DIR", pathlib.Path.home() / ".cache/torchlint-precision"))
 
 
-HALVES = ("tune", "held")
+HALVES = ("tune", "held", "fresh")
 
 
 def members(half="all"):
     """The corpus members (repos and Debian packages) of a half, or all of them."""
     for m in CORPUS["repos"] + CORPUS["debian"]:
         if m.get("half") not in HALVES:
-            sys.exit(f"ledger: corpus member {m['name']} has no half (tune or held)")
+            sys.exit(f"ledger: corpus member {m['name']} has no half (tune, held or fresh)")
         if half == "all" or m["half"] == half:
             yield m
 
@@ -230,7 +231,7 @@ def main():
     e.add_argument("--only", help="only these repositories (corpus names, comma-separated)")
 
     def common(q):
-        q.add_argument("--half", choices=("tune", "held", "all"), default="all",
+        q.add_argument("--half", choices=("tune", "held", "fresh", "all"), default="all",
                        help="the corpus half to read (default: all)")
         q.add_argument("--select", help="rules torchlint runs instead of the default ones, e.g. ALL")
         q.add_argument("--extend-select", help="opt-in rules to lint with as well, e.g. TL105,TL301")

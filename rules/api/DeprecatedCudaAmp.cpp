@@ -162,26 +162,6 @@ bool addDeviceType(Amp A, TSNode Call, TSNode Callee, const NodeText &T, std::ve
   return true;
 }
 
-/// The nodes of kind \p Kind spelled exactly \p Word, in document order. The text says where
-/// they can be: a look-up at each whole-word occurrence costs far less than visiting every
-/// node of a long file (a test file of 9,000 lines has a third of a million).
-std::vector<TSNode> nodesSpelled(TSNode Root, const NodeText &T, std::string_view Word, std::string_view Kind) {
-  std::vector<TSNode> Out;
-  std::string_view Src = T.source();
-  if (Word.empty())
-    return Out;
-  for (size_t At = findBytes(Src, Word); At != std::string_view::npos; At = findBytes(Src, Word, At + 1)) {
-    auto B = static_cast<uint32_t>(At), E = B + static_cast<uint32_t>(Word.size());
-    // A longer name or dotted path around it is another node; the tree has the last word.
-    if ((B > 0 && (nameByte(Src[B - 1]) || Src[B - 1] == '.')) || (E < Src.size() && nameByte(Src[E])))
-      continue;
-    TSNode N = ts_node_descendant_for_byte_range(Root, B, E);
-    if (is(N, Kind) && ts_node_start_byte(N) == B && ts_node_end_byte(N) == E)
-      Out.push_back(N);
-  }
-  return Out;
-}
-
 /// The fix for names imported from `torch.cuda.amp`: the import and every use, or nullopt
 /// when any use cannot be rewritten. Computed once per file text and thread (every finding
 /// of those names carries the same fix).

@@ -71,13 +71,14 @@ GPU meets a run without that GPU; the message names the evidence:
 - another `torch.load` of the file passes `map_location` as code (`map_location=device`, a
   function): the project maps its checkpoints, and this load was forgotten (fairseq's
   `load_model_state`, fixed in 3b987a81);
-- it fetches published weights (`load_state_dict_from_url`, `model_zoo.load_url`).
 
 ## When it stays silent
 - A program that shows none of the above (a library function that returns what it loads, a
   script that only ever runs on its author's GPU machine), and a program that is CUDA-only by
   construction (an NCCL process group, `torch.cuda.set_device(...)` outside a guard,
   `assert torch.cuda.is_available()`): there, a file comes back where it was saved, by design.
+  The loaders of published checkpoints are read the same way: most publishers save CPU
+  tensors, so fetching weights (`load_state_dict_from_url`) is no evidence by itself.
 - `map_location` is passed, by keyword or position (`torch.load(f, "cpu")`), even as an
   explicit `None`: that is a choice the code made.
 - The call unpacks `*args` or `**kwargs`, which may carry `map_location`.
@@ -209,25 +210,16 @@ public:
     if (!Facts)
       return;
     torch::Api Kind = Facts->api().Kind;
-    if (Kind == torch::Api::HubLoad) {
-      // `load_state_dict_from_url(url, model_dir, map_location, ...)`: a checkpoint someone
-      // else published, saved from whatever device they trained on.
-      const CallArgs &A = Facts->args();
-      if (A.HasSplat || !ts_node_is_null(A.arg("map_location", 2)) || (N.Flags & FlagCudaGuarded))
-        return;
-      std::string Name(lastComponent(Facts->Qualified));
-      Diagnostic &D = Ctx.report(A.Callee, "`" + Name + "` without `map_location` restores the published "
-                                           "checkpoint to the device it was saved from, which fails on a machine "
-                                           "without CUDA when that was a GPU");
-      D.Fix = Fix{"pass `map_location=\"cpu\"`", Applicability::Unsafe,
-                  {appendArgument(A, Ctx.text(), "map_location=\"cpu\"")}};
-      return;
-    }
-    if (Kind != torch::Api::Load)
+    if (Kind != torch::Api::Load && Kind != torch::Api::HubLoad)
       return;
     const CallArgs &A = Facts->args();
-    torch::LoadArgs L = torch::readLoad(A);
-    if (A.HasSplat || !ts_node_is_null(L.MapLocation) || (N.Flags & FlagCudaGuarded))
+    // `load_state_dict_from_url(url, model_dir, map_location, ...)`: a checkpoint someone else
+    // published, from whatever device they saved it on (most publishers save CPU tensors: like
+    // any load, it is a trap only where this program's device varies).
+    bool Published = Kind == torch::Api::HubLoad;
+    torch::LoadArgs L = Published ? torch::LoadArgs{} : torch::readLoad(A);
+    TSNode MapLocation = Published ? A.arg("map_location", 2) : L.MapLocation;
+    if (A.HasSplat || !ts_node_is_null(MapLocation) || (N.Flags & FlagCudaGuarded))
       return;
     const NodeText &T = Ctx.text();
     if (inCpuBranch(N.Node, T))
@@ -246,8 +238,12 @@ public:
     std::string Why = evidence(N, L.File, Into, Ctx);
     if (Why.empty())
       return;
-    Diagnostic &D = Ctx.report(A.Callee, "`torch.load` without `map_location` restores tensors to the device "
-                                         "they were saved from" + Why);
+    std::string What = Published ? "`" + std::string(lastComponent(Facts->Qualified)) +
+                                       "` without `map_location` restores the published checkpoint to the device "
+                                       "it was saved from"
+                                 : "`torch.load` without `map_location` restores tensors to the device they "
+                                   "were saved from";
+    Diagnostic &D = Ctx.report(A.Callee, What + Why);
     D.Fix = Fix{"pass `map_location=\"cpu\"`",
                 Applicability::Unsafe,
                 {appendArgument(A, Ctx.text(), "map_location=\"cpu\"")}};
@@ -259,17 +255,9 @@ private:
   /// node.
   static TSNode mappedLoad(TSNode Load, RuleContext &Ctx) {
     const NodeText &T = Ctx.text();
-    TSNode Root = Ctx.file().root();
-    std::string_view Text = T(Root);
-    uint32_t Base = ts_node_start_byte(Root);
-    for (size_t I = findBytes(Text, "map_location"); I != std::string_view::npos;
-         I = findBytes(Text, "map_location", I + 1)) {
-      uint32_t B = Base + static_cast<uint32_t>(I);
+    for (TSNode Name : nodesSpelled(Ctx.file().root(), T, "map_location", "identifier")) {
       // (Each step only from a node of the kind that has a parent: a parent of the root is
       // null, and tree-sitter reads through a null node.)
-      TSNode Name = ts_node_descendant_for_byte_range(Root, B, B + 12);
-      if (!is(Name, "identifier"))
-        continue;
       TSNode Kw = ts_node_parent(Name);
       if (!is(Kw, "keyword_argument"))
         continue;

@@ -116,16 +116,8 @@ private:
   static bool noWorkers(RuleContext &Ctx) {
     const SemanticModel &M = Ctx.model();
     const NodeText &T = Ctx.text();
-    TSNode Root = Ctx.file().root();
-    std::string_view Text = T(Root);
-    uint32_t Base = ts_node_start_byte(Root);
     bool Any = false;
-    for (size_t I = findBytes(Text, "DataLoader("); I != std::string_view::npos;
-         I = findBytes(Text, "DataLoader(", I + 1)) {
-      uint32_t B = Base + static_cast<uint32_t>(I);
-      TSNode Name = ts_node_descendant_for_byte_range(Root, B, B + 10);
-      if (!is(Name, "identifier"))
-        continue;
+    for (TSNode Name : nodesSpelled(Ctx.file().root(), T, "DataLoader", "identifier")) {
       TSNode Call = ts_node_parent(Name);
       if (is(Call, "attribute"))
         Call = ts_node_parent(Call);

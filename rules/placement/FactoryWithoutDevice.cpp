@@ -55,6 +55,9 @@ meant is a choice.
 - Factories used only on the host: `torch.arange(n).tolist()`, sizes, loop bounds.
 - 0-dim results such as `torch.tensor(2.0)`: PyTorch combines 0-dim CPU tensors with CUDA
   tensors.
+- Python numbers: `torch.arange(n) / n`, where `n` is annotated `int` (or `Optional[int]`,
+  `float`), has a number as its default, is narrowed by `isinstance(n, int)`, or is passed as a
+  size or a `range()` bound; and `x.shape[i]`, `x.size(i)`, `len(x)`, `.item()`, `math.sqrt(d)`.
 - Files that change the default device (`torch.set_default_device`, `with torch.device(...)`).
 - Outside `forward`: arguments nothing shows to be tensors (`v * torch.ones(n)`, where `v` may
   be a number), `torch.ones(n).type_as(x)` (it takes `x`'s device), tests (functions named
@@ -141,7 +144,8 @@ public:
         continue;
       if (fromFactory(*V, Joined))
         Factory = Factory ? Factory : V;
-      else if (V->has(flow::FlagInput) && V->Dev.Kind != flow::DeviceKind::Cpu && ts_node_is_null(Met))
+      else if (V->has(flow::FlagInput) && V->Kind != flow::ValueKind::Scalar && V->Dev.Kind != flow::DeviceKind::Cpu &&
+               ts_node_is_null(Met)) // never a Python number: it combines with a tensor anywhere
         Met = O;
     }
     if (Factory && !ts_node_is_null(Met) && (Forward || libraryCode(N, Ctx)))

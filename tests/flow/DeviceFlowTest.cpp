@@ -122,6 +122,39 @@ TEST(DeviceFlowTransfer, FactoriesLoadersAndMoves) {
   EXPECT_TRUE(A.at("x").has(FlagPinned));
 }
 
+TEST(DeviceFlowTransfer, PythonScalarsAndLambdas) {
+  Analysed A("import math\nimport torch\nimport torch.nn as nn\n"
+             "class Net(nn.Module):\n"
+             "    def forward(self, x, n: int, scale=1.0, d=None, m=None, w=None):\n"
+             "        a = x.shape[-1]\n"
+             "        b = x.size()\n"
+             "        c = x.size(1)\n"
+             "        e = math.sqrt(c)\n"
+             "        if isinstance(d, (int, float)):\n"
+             "            d\n"
+             "        t = torch.tensor(x.shape)\n"
+             "        for _ in range(w):\n"
+             "            pass\n"
+             "        return x, n, scale, a, b, c, e, t, m, w\n"
+             "def g(device):\n"
+             "    bias = torch.zeros(4)\n"
+             "    f = lambda out: out + bias\n"
+             "    y = f(torch.zeros(4, device=device))\n"
+             "    return f, y\n");
+  EXPECT_TRUE(A.at("x").has(FlagInput));
+  for (std::string_view Number : {"n", "scale", "a", "c", "e", "d", "w"}) {
+    EXPECT_EQ(A.at(Number).Kind, ValueKind::Scalar) << Number;
+    EXPECT_FALSE(A.at(Number).has(FlagInput)) << Number;
+  }
+  EXPECT_EQ(A.at("b").Kind, ValueKind::Scalar); // torch.Size: a sequence of numbers
+  EXPECT_EQ(A.at("b").R, Rank::NonZero);
+  EXPECT_NE(A.at("t").R, Rank::Zero); // `torch.tensor(x.shape)` is no 0-dim tensor
+  EXPECT_TRUE(A.at("m").has(FlagInput)); // `m=None`: a tensor or nothing
+  EXPECT_EQ(A.at("f").Kind, ValueKind::Callable);
+  EXPECT_EQ(A.at("out").Dev, Device::configured("device")); // the lambda's body, at its call
+  EXPECT_EQ(A.at("bias").Dev.Kind, DeviceKind::Cpu);
+}
+
 TEST(DeviceFlowTransfer, ModulesMoveInPlaceAndBranchesJoin) {
   Analysed A("import torch\nfrom torch import nn\n"
              "def f(device, cond):\n"
