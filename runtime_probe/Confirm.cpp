@@ -4,7 +4,9 @@
 #include "Probe.h"
 
 #include "config/Config.h"
+#include "driver/Driver.h"
 #include "lint/Linter.h"
+#include "notebook/Ipynb.h"
 #include "report/Report.h"
 
 #include <llvm/Support/FileSystem.h>
@@ -21,6 +23,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <spawn.h>
@@ -475,6 +478,36 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   if (Tracer.empty())
     return fail("cannot find the tracer (share/torchlint/python beside the binary, or $TORCHLINT_TRACER_DIR)");
 
+  // A notebook runs as the script of its code cells in order, IPython lines left as the
+  // comments the lint reads them as, written beside it (its imports of its neighbours resolve
+  // as in Jupyter) and removed after. The script's lines are the module's, so the verdicts join
+  // the notebook's findings, which the reports place in its cells.
+  std::string Notebook;
+  std::optional<llvm::FileRemover> RemoveScript;
+  if (notebook::isNotebookPath(C.Script)) {
+    auto Text = readText(C.Script);
+    if (!Text)
+      return fail(C.Script + ": cannot read: " + Text.getError().message());
+    auto Book = notebook::readNotebook(std::move(*Text));
+    if (!Book)
+      return fail(C.Script + ": " + llvm::toString(Book.takeError()) + "; it cannot be run");
+    llvm::SmallString<256> Model(llvm::sys::path::parent_path(C.Script));
+    llvm::sys::path::append(Model, ".torchlint-confirm-%%%%%%%%.py");
+    int FD = -1;
+    llvm::SmallString<256> Script;
+    if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Script))
+      return fail(C.Script + ": cannot write the script of its cells beside it: " + EC.message());
+    RemoveScript.emplace(Script);
+    {
+      llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
+      Out << Book->Book->joined().text();
+      if (Out.has_error())
+        return fail(C.Script + ": cannot write the script of its cells beside it");
+    }
+    Notebook = C.Script;
+    C.Script = std::string(Script);
+  }
+
   llvm::SmallString<256> CwdBuf;
   llvm::sys::fs::current_path(CwdBuf);
   std::string Cwd = realPath(std::string(CwdBuf));
@@ -482,7 +515,7 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   std::string Root = projectRoot(ScriptReal);
 
   StaticPass Static(Reg);
-  Static.lint(C.Script, ScriptReal);
+  Static.lint(Notebook.empty() ? C.Script : Notebook, ScriptReal);
   RuntimeRun Run;
   Waited W;
   if (std::string Err = trace(C, O, Tracer, Root, Run, W); !Err.empty())
@@ -511,7 +544,7 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   for (const auto &E : Static.Errors)
     llvm::WithColor::warning(llvm::errs(), "torchlint") << E << "\n";
   Ending End = describeEnding(Run, W);
-  auto Count = summarize(Static.Outcomes, Run, End, C.Script, Tracer, O.MaxSteps);
+  auto Count = summarize(Static.Outcomes, Run, End, Notebook.empty() ? C.Script : Notebook, Tracer, O.MaxSteps);
   ReportOptions RO;
   RO.Version = TORCHLINT_PROBE_VERSION;
   writeReport(*Fmt, *OS, Static.Outcomes, Reg, RO);

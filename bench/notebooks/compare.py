@@ -63,6 +63,17 @@ def as_python(cells):
     return "\n".join(lines) + ("\n" if lines else ""), where
 
 
+def place_lines(message, where):
+    """`line 12` of the .py in a message, as torchlint says it of a notebook: `line 3 of cell 4`."""
+    def one(m):
+        n = int(m.group(1))
+        if 1 <= n < len(where):
+            cell, line = where[n]
+            return f"line {line} of cell {cell}"
+        return m.group(0)
+    return re.sub(r"\bline (\d+)\b", one, message)
+
+
 def run(torchlint, paths, select):
     cmd = [torchlint, "check", "--no-cache", "--exit-zero", "--format", "json", "-j", "2"] + paths
     if select:
@@ -103,7 +114,7 @@ def main():
     by_file = {}
     for f in findings:
         by_file.setdefault(f["filename"], []).append(f)
-    same = differ = total_nb = total_py = 0
+    same = differ = total_nb = total_py = syntax_nb = syntax_py = 0
     for nb, (py, where) in sorted(notebooks.items()):
         got = sorted((f["code"], f["cell"], f["location"]["row"], f["location"]["column"], f["message"])
                      for f in by_file.get(nb, []))
@@ -111,8 +122,13 @@ def main():
         for f in by_file.get(py, []):
             row = f["location"]["row"]
             cell, line = where[row] if row < len(where) else (None, row)
-            want.append((f["code"], cell, line, f["location"]["column"], f["message"]))
+            want.append((f["code"], cell, line, f["location"]["column"], place_lines(f["message"], where)))
         want.sort()
+        # A syntax error: the .py reports the module's first, the notebook each broken cell's own.
+        syntax_nb += sum(1 for x in got if x[0] == "TL001")
+        syntax_py += sum(1 for x in want if x[0] == "TL001")
+        got = [x for x in got if x[0] != "TL001"]
+        want = [x for x in want if x[0] != "TL001"]
         total_nb += len(got)
         total_py += len(want)
         if got == want:
@@ -125,7 +141,8 @@ def main():
             for x in sorted(set(want) - set(got)):
                 print("  only in .py:   ", x)
     print(f"notebooks: {len(notebooks)}; same findings: {same}; different: {differ}; "
-          f"findings on .ipynb: {total_nb}; on .py: {total_py}")
+          f"findings (TL001 aside) on .ipynb: {total_nb}; on .py: {total_py}; "
+          f"TL001 on .ipynb (one per broken cell): {syntax_nb}; on .py (one per module): {syntax_py}")
     return 1 if differ else 0
 
 
