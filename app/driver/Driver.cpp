@@ -348,8 +348,10 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
                    : lintPath(Files[I].Path, L, Settings(I), PV, std::move(Text));
     // The reports read a file's source only to place its findings: a clean file's is let go
     // now rather than held, with every other file's, until the report (the whole tree's text).
-    if (Out[I].Diagnostics.empty())
+    if (Out[I].Diagnostics.empty()) {
       Out[I].Source.reset();
+      Out[I].Cells.reset(); // a notebook's JSON
+    }
   };
   // Imported modules first (Projects::beginBatch); the results keep the files' order.
   forEachIndex(ToLint.size(), Jobs, [&](size_t K) { One(Order.empty() ? K : Order[K]); });

@@ -168,6 +168,7 @@ std::vector<FixedFile> fixFiles(const std::vector<DiscoveredFile> &Files, const 
       std::string().swap(F.Before);
       std::string().swap(F.After);
       F.Outcome.Source.reset();
+      F.Outcome.Cells.reset();
     }
   });
   return Out;

@@ -101,7 +101,7 @@ TEST(NotebookCli, EveryFormatPlacesTheCell) {
   size_t At = Text.find("\"y = model(x)");
   ASSERT_NE(At, std::string::npos);
   int64_t FileLine = 1 + std::count(Text.begin(), Text.begin() + static_cast<std::ptrdiff_t>(At), '\n');
-  int64_t FileColumn = static_cast<int64_t>(At - Text.rfind('\n', At)) + 4; // past the quote, at `model`
+  int64_t FileColumn = static_cast<int64_t>(At - Text.rfind('\n', At)) + 5; // past the quote and `y = `, at `model`
 
   auto R = P.run({"check", "--no-cache", "--format", "json", "nb.ipynb"});
   auto J = llvm::json::parse(R.Out);
@@ -112,10 +112,10 @@ TEST(NotebookCli, EveryFormatPlacesTheCell) {
     if (*O->getString("code") != "TL102")
       continue;
     Seen = true;
-    EXPECT_EQ(O->getInteger("cell"), 3);
-    EXPECT_EQ(O->getObject("location")->getInteger("row"), 3);
-    EXPECT_EQ(O->getObject("location")->getInteger("column"), 5);
-    EXPECT_EQ(O->getInteger("noqa_row"), 3);
+    EXPECT_EQ(O->getInteger("cell").getValueOr(0), 3);
+    EXPECT_EQ(O->getObject("location")->getInteger("row").getValueOr(0), 3);
+    EXPECT_EQ(O->getObject("location")->getInteger("column").getValueOr(0), 5);
+    EXPECT_EQ(O->getInteger("noqa_row").getValueOr(0), 3);
   }
   EXPECT_TRUE(Seen) << R.Out;
 
@@ -131,10 +131,10 @@ TEST(NotebookCli, EveryFormatPlacesTheCell) {
     Seen = true;
     const auto *Loc = O->getArray("locations")->front().getAsObject();
     const auto *Region = Loc->getObject("physicalLocation")->getObject("region");
-    EXPECT_EQ(Region->getInteger("startLine"), FileLine);
-    EXPECT_EQ(Region->getInteger("startColumn"), FileColumn);
-    EXPECT_EQ(Loc->getObject("properties")->getInteger("cell"), 3);
-    EXPECT_EQ(Loc->getObject("properties")->getInteger("cellLine"), 3);
+    EXPECT_EQ(Region->getInteger("startLine").getValueOr(0), FileLine);
+    EXPECT_EQ(Region->getInteger("startColumn").getValueOr(0), FileColumn);
+    EXPECT_EQ(Loc->getObject("properties")->getInteger("cell").getValueOr(0), 3);
+    EXPECT_EQ(Loc->getObject("properties")->getInteger("cellLine").getValueOr(0), 3);
   }
   EXPECT_TRUE(Seen) << R.Out;
 
