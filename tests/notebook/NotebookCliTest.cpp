@@ -199,10 +199,47 @@ TEST(NotebookCli, FixRewritesOnlyTheChangedSourceLine) {
   Want.replace(At, From.size(), "    \"x = x.to(\\\"cuda\\\")\"\n");
   EXPECT_EQ(P.read("nb.ipynb"), Want) << "every other byte, outputs and metadata included, as it was";
   EXPECT_THAT(R.Out, HasSubstr("nb.ipynb:cell 3:3:5: TL102")) << "what is left, placed in the fixed notebook";
+  EXPECT_THAT(R.Out, Not(HasSubstr("TL101")));
+  // Applied again, nothing changes.
+  P.run({"check", "--no-cache", "--fix", "nb.ipynb"});
+  EXPECT_EQ(P.read("nb.ipynb"), Want);
 
-  // A fix inserted at the top of a cell, and through stdin: the whole notebook on stdout.
+  // Through stdin: the whole notebook on stdout.
   R = P.run({"check", "--fix", "--stdin-filename", "nb.ipynb"}, Before);
   EXPECT_EQ(R.Out, Want);
+}
+
+// The unsafe rewrite to one device chosen at run time inserts a line after the imports and edits
+// lines in later cells: each edit lands in its own cell, the magic stays as written.
+TEST(NotebookCli, FixesAcrossCells) {
+  Project P;
+  std::string Before = notebook({{"code", {"import torch", "%load_ext autoreload"}},
+                                 {"markdown", {"text"}},
+                                 {"code", {"model = torch.nn.Linear(4, 2).cuda()", "x = torch.randn(2, 4).cuda()"}},
+                                 {"code", {"y = model(x)"}}});
+  P.file("nb.ipynb", Before);
+  auto R = P.run({"check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "ALL", "nb.ipynb"});
+  std::string After = P.read("nb.ipynb");
+  auto J = llvm::json::parse(After);
+  ASSERT_TRUE(bool(J)) << After;
+  const auto *Cells = J->getAsObject()->getArray("cells");
+  ASSERT_EQ(Cells->size(), 4u);
+  auto Source = [&](size_t I) {
+    std::string S;
+    for (const auto &L : *(*Cells)[I].getAsObject()->getArray("source"))
+      S += L.getAsString()->str();
+    return S;
+  };
+  EXPECT_THAT(Source(0), HasSubstr("%load_ext autoreload")) << Source(0);
+  EXPECT_EQ(Source(1), "text");
+  EXPECT_EQ(Source(3), "y = model(x)");
+  if (After != Before) {
+    EXPECT_THAT(Source(2), Not(HasSubstr(".cuda()"))) << Source(2);
+    // Applied again, nothing changes.
+    P.run({"check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "ALL", "nb.ipynb"});
+    EXPECT_EQ(P.read("nb.ipynb"), After);
+  }
+  EXPECT_THAT(R.Err, Not(HasSubstr("error"))) << R.Err;
 }
 
 TEST(NotebookCli, CachedLikeAFile) {
