@@ -454,6 +454,31 @@ std::map<std::string, unsigned> summarize(const std::vector<FileOutcome> &Outcom
   return Count;
 }
 
+/// \p Line with each `SCRIPT:N`, where SCRIPT is one of \p Scripts (the script of a notebook's
+/// cells, as written and as resolved), said as the notebook's `PATH:cell C:L`.
+std::string placeInNotebook(std::string Line, const std::vector<std::string> &Scripts, const std::string &Notebook,
+                            const CellPlaces &Places) {
+  for (const std::string &Script : Scripts) {
+    std::string Out;
+    size_t At = 0;
+    for (size_t I; !Script.empty() && (I = Line.find(Script + ":", At)) != std::string::npos;) {
+      size_t D = I + Script.size() + 1, E = D;
+      while (E < Line.size() && E - D < 9 && Line[E] >= '0' && Line[E] <= '9')
+        ++E;
+      Out.append(Line, At, I - At);
+      if (E == D) {
+        Out.append(Line, I, D - I);
+      } else {
+        CellPlaces::Place P = Places.place(static_cast<uint32_t>(std::stoul(Line.substr(D, E - D))));
+        Out += Notebook + ":cell " + std::to_string(P.Cell) + ":" + std::to_string(P.Line);
+      }
+      At = E;
+    }
+    Line = Out + Line.substr(At);
+  }
+  return Line;
+}
+
 } // namespace
 
 int confirmMain(const Registry &Reg, int Argc, char **Argv) {
@@ -544,6 +569,8 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   for (const auto &E : Static.Errors)
     llvm::WithColor::warning(llvm::errs(), "torchlint") << E << "\n";
   Ending End = describeEnding(Run, W);
+  if (!Notebook.empty() && !Static.Outcomes.empty() && Static.Outcomes.front().Cells)
+    End.Line = placeInNotebook(End.Line, {ScriptReal, C.Script}, Notebook, *Static.Outcomes.front().Cells);
   auto Count = summarize(Static.Outcomes, Run, End, Notebook.empty() ? C.Script : Notebook, Tracer, O.MaxSteps);
   ReportOptions RO;
   RO.Version = TORCHLINT_PROBE_VERSION;

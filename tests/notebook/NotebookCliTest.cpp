@@ -283,6 +283,7 @@ TEST(NotebookCli, ConfirmRunsTheCells) {
   EXPECT_THAT(R.Out, HasSubstr("nb.ipynb:cell 4:2:5: TL102")) << R.Out << R.Err;
   EXPECT_THAT(R.Out, HasSubstr("[confirmed]")) << R.Out << R.Err;
   EXPECT_THAT(R.Err, HasSubstr("ran nb.ipynb"));
+  EXPECT_THAT(R.Err, HasSubstr("(nb.ipynb:cell 4:2)")) << "where the script failed, in its cell";
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(P.Root, EC), End; It != End && !EC; It.increment(EC))
     EXPECT_THAT(It->path(), Not(HasSubstr("torchlint-confirm"))) << "the script of the cells is removed";
