@@ -175,7 +175,8 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
     } else {
       return configError(Path, where(Node) + ": unknown key `" + Full +
                                    "` (known: select, ignore, extend-select, per-file-ignores, exclude, "
-                                   "extend-exclude, include, extend-include, target-torch-version, fixable, unfixable)");
+                                   "extend-exclude, include, extend-include, target-torch-version, fixable, "
+                                   "unfixable)");
     }
   }
   return C;

@@ -31,8 +31,8 @@ std::string checkLintable(std::string_view Text);
 /// its own syntax error, rather than the module's first one.
 FileOutcome lintNotebook(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
                          const ProjectView *Project = nullptr);
-/// Lints \p Text as the file \p Path (a notebook's JSON when it ends in `.ipynb`); with \p Project, imports of the project's own modules
-/// are resolved through it.
+/// Lints \p Text as the file \p Path (a notebook's JSON when it ends in `.ipynb`); with \p Project,
+/// imports of the project's own modules are resolved through it.
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
                        const ProjectView *Project = nullptr);
 /// Turns \p Text, the bytes of a file, into UTF-8 as Python reads it (PEP 263): a file that

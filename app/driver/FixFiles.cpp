@@ -64,7 +64,8 @@ FixedFile fixNotebook(std::string Path, std::string Text, const Linter &L, const
   auto Fixed = notebook::readNotebook(F.After);
   if (!Fixed)
     return Keep(llvm::toString(Fixed.takeError()));
-  if (std::any_of(R.Remaining.begin(), R.Remaining.end(), [](const Diagnostic &D) { return D.Code == SyntaxErrorCode; })) {
+  auto IsSyntax = [](const Diagnostic &D) { return D.Code == SyntaxErrorCode; };
+  if (std::any_of(R.Remaining.begin(), R.Remaining.end(), IsSyntax)) {
     F.Outcome = lintNotebook(Path, F.After, L, S, O.Project); // each cell's own syntax error
     narrowFixes(F.Outcome.Diagnostics, O);
     return F;
