@@ -159,6 +159,14 @@ TEST(NotebookCli, SuppressionsAndPerFileIgnores) {
   P.file("pyproject.toml", "[tool.torchlint]\nper-file-ignores = { \"*.ipynb\" = [\"TL101\"] }\n");
   R = P.run({"check", "--no-cache", "."});
   EXPECT_EQ(R.Exit, 0) << R.Out;
+  // A file-wide suppression in any cell holds for the whole notebook; standard input named as a
+  // notebook is read as one.
+  P.file("pyproject.toml", "[tool.torchlint]\n");
+  Cells = Course;
+  Cells[1].Lines.push_back("# torchlint: disable-file=TL102");
+  R = P.run({"check", "--no-cache", "--format", "concise", "--stdin-filename", "nb.ipynb"}, notebook(Cells));
+  EXPECT_THAT(R.Out, Not(HasSubstr("TL102")));
+  EXPECT_THAT(R.Out, HasSubstr("nb.ipynb:cell 3:4:3: TL101"));
 }
 
 TEST(NotebookCli, SyntaxErrorStaysInItsCell) {
