@@ -234,6 +234,27 @@ TEST(LspNotebook, RandomCellEditsGiveWhatAFreshOpenGives) {
   }
 }
 
+TEST(LspNotebook, QueuedCellEditsAreLintedOnceInUtf8) {
+  // Two edits the client wrote together: the first is applied without a lint of its own, and
+  // the findings published are those of the text after both (ranges in UTF-8 bytes).
+  LspHarness H;
+  H.send({initializeWith("utf-8")});
+  H.send({openNotebook(Course)});
+  auto Edit = [](int Version, int Line, int Col, const std::string &Text) {
+    Object Range{{"start", Object{{"line", Line}, {"character", Col}}}, {"end", Object{{"line", Line}, {"character", Col}}}};
+    return changeNotebook(Version, Object{{"textContent", Array{Object{{"document", Object{{"uri", cellUri(2)}, {"version", Version}}},
+                                                                       {"changes", Array{Object{{"range", std::move(Range)},
+                                                                                                {"text", Text}}}}}}}});
+  };
+  // Line 3 of cell 2 is `        t = "😀"; images.to(device)`: the move is assigned, in two steps.
+  size_t Before = H.server().editStats().Lints;
+  auto Out = published(H.send({Edit(2, 3, 20, "images"), Edit(3, 3, 26, " = ")}));
+  EXPECT_EQ(H.server().editStats().Merged, 1u);
+  EXPECT_EQ(H.server().editStats().Lints, Before + 1);
+  EXPECT_EQ(Out[cellUri(2)], "[]");
+  EXPECT_NE(Out[cellUri(3)], "[]");
+}
+
 TEST(LspNotebook, RequestsOnACell) {
   LspHarness H;
   H.send({initializeWith("utf-16", /*Pull=*/true)});
