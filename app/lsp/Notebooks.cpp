@@ -253,7 +253,8 @@ void Server::publishCells(Document &D) {
   const Notebook &Nb = *D.Nb;
   std::vector<Array> PerCell(Nb.cellCount());
   for (const auto &Diag : D.Diags)
-    PerCell[Nb.cellAt(*D.File, Diag.Range.Begin)].push_back(toLsp(D, Diag));
+    if (Nb.cellCount()) // no cell, no module: nothing to find
+      PerCell[Nb.cellAt(*D.File, Diag.Range.Begin)].push_back(toLsp(D, Diag));
   std::set<std::string> Shown;
   for (uint32_t C = 0; C < Nb.cellCount(); ++C) {
     if (!PerCell[C].empty())

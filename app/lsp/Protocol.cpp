@@ -228,7 +228,8 @@ bool fromJSON(const Value &V, DidChangeNotebookDocumentParams &P, llvm::json::Pa
   const Value *Cells = Change->get("cells");
   if (!Cells)
     return true;
-  llvm::json::Path CellsPath = Path.field("change").field("cells");
+  llvm::json::Path ChangePath = Path.field("change"); // a Path points to its parent: keep each alive
+  llvm::json::Path CellsPath = ChangePath.field("cells");
   ObjectMapper C(*Cells, CellsPath);
   NotebookDocumentChangeEvent &E = P.change;
   if (!(C && C.mapOptional("data", E.data) && C.mapOptional("textContent", E.textContent)))

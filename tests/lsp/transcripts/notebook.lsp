@@ -43,6 +43,19 @@ per-file-ignores = { "*.ipynb" = ["TL107"] }
 <<< {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
       "uri": "vscode-notebook-cell:${ROOT}/course.ipynb#C", "version": 5, "diagnostics": []}}
 
+# A change the server cannot read (a cell kind that is neither markup nor code) is logged and
+# changes nothing; one for a notebook that is not open is logged too.
+%% wait
+>>> {"jsonrpc": "2.0", "method": "notebookDocument/didChange", "params": {
+      "notebookDocument": {"uri": "${ROOT_URI}/course.ipynb", "version": 3},
+      "change": {"cells": {"data": [{"kind": 3, "document": "vscode-notebook-cell:${ROOT}/course.ipynb#C"}]}}}}
+<<< {"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 1,
+      "message": "{{torchlint: notebookDocument/didChange: .*kind.*}}"}}
+>>> {"jsonrpc": "2.0", "method": "notebookDocument/didChange", "params": {
+      "notebookDocument": {"uri": "${ROOT_URI}/other.ipynb", "version": 3}, "change": {}}}
+<<< {"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 2,
+      "message": "{{torchlint: notebookDocument/didChange for a notebook that is not open: .*other.ipynb}}"}}
+
 >>> {"jsonrpc": "2.0", "method": "notebookDocument/didSave", "params": {"notebookDocument": {"uri": "${ROOT_URI}/course.ipynb"}}}
 >>> {"jsonrpc": "2.0", "method": "notebookDocument/didClose", "params": {
       "notebookDocument": {"uri": "${ROOT_URI}/course.ipynb"},
