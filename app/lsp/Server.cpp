@@ -544,7 +544,7 @@ void Server::opened(std::unique_ptr<Document> D) {
 
 void Server::didChange(const DidChangeTextDocumentParams &P) {
   Document *D = find(P.textDocument.uri);
-  if (!D) {
+  if (!D || D->Nb) { // a notebook changes by notebookDocument/didChange, cell by cell
     log(2, "torchlint: didChange for a document that is not open: " + P.textDocument.uri);
     return;
   }
@@ -734,8 +734,8 @@ bool Server::checkOneWhenIdle() {
 
 void Server::didClose(const TextDocumentParams &P) {
   auto It = Docs.find(P.textDocument.uri);
-  if (It == Docs.end())
-    return;
+  if (It == Docs.end() || It->second->Nb)
+    return; // a notebook closes by notebookDocument/didClose, which clears its cells
   std::string AbsPath = It->second->AbsPath;
   Docs.erase(It);
   if (!AbsPath.empty())

@@ -56,6 +56,13 @@ per-file-ignores = { "*.ipynb" = ["TL107"] }
 <<< {"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 2,
       "message": "{{torchlint: notebookDocument/didChange for a notebook that is not open: .*other.ipynb}}"}}
 
+# The notebook is no text document: a textDocument/didChange or didClose of its URI is not its.
+>>> {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+      "textDocument": {"uri": "${ROOT_URI}/course.ipynb", "version": 9}, "contentChanges": [{"text": "x"}]}}
+<<< {"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 2,
+      "message": "{{torchlint: didChange for a document that is not open: .*course.ipynb}}"}}
+>>> {"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": "${ROOT_URI}/course.ipynb"}}}
+
 >>> {"jsonrpc": "2.0", "method": "notebookDocument/didSave", "params": {"notebookDocument": {"uri": "${ROOT_URI}/course.ipynb"}}}
 >>> {"jsonrpc": "2.0", "method": "notebookDocument/didClose", "params": {
       "notebookDocument": {"uri": "${ROOT_URI}/course.ipynb"},
