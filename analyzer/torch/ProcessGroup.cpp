@@ -372,8 +372,13 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
         break;
       TSNode Def = ts_node_descendant_for_byte_range(Root, S.Function.Begin, S.Function.End);
       std::string_view Name = is(Def, "function_definition") ? M.text()(field(Def, "name")) : std::string_view();
-      if (Name.empty() || Before.find(std::string(Name) + "(") != std::string_view::npos)
+      if (Name.empty())
         StartsHere = nullptr;
+      // Called by that name (`worker(` is not a call of it inside `other_worker(`).
+      std::string Call = std::string(Name) + "(";
+      for (size_t At = Before.find(Call); StartsHere && At != std::string_view::npos; At = Before.find(Call, At + 1))
+        if (At == 0 || !nameByte(Before[At - 1]))
+          StartsHere = nullptr;
     }
     if (!Later && !StartsHere)
       return std::nullopt;
