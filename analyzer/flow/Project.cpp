@@ -181,7 +181,7 @@ Value DeviceFlow::Impl::fromArguments(TSNode C, const ModuleSummary &S, const Ex
     return static_cast<size_t>(At) < Pos.size() ? Pos[At] : Value();
   };
   Value V = Argument(X.Arg);
-  if (!V.isTensor())
+  if (!V.isTensor() && !(X.AlsoModule && V.Kind == ValueKind::Module))
     return {};
   ReadProject = true;
   if (!X.ArgRank)
@@ -207,7 +207,7 @@ Value DeviceFlow::Impl::fromArguments(TSNode C, const ModuleSummary &S, const Ex
       V.DevAt = {};
     }
   }
-  if (!X.ArgType) {
+  if (!X.ArgType && V.isTensor()) {
     V.Type = X.Type;
     V.TypeHow = X.Type == DType::Unknown ? Origin::None : Origin::Cast;
     V.TypeAt = X.Type == DType::Unknown ? NodeMark{} : mark(C);

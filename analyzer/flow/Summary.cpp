@@ -242,18 +242,23 @@ void DeviceFlow::Impl::parameterFacts(int32_t Scope, flow::Export &E) {
 std::optional<ExportedValue> DeviceFlow::Impl::argumentResult(int32_t Scope, size_t Position) {
   static constexpr std::string_view Probes[] = {"\x01argument", "\x02argument"};
   static constexpr DType Types[] = {DType::Float64, DType::Integer};
-  Value Results[2];
-  for (int Run = 0; Run < 2; ++Run) {
-    Value P = make(ValueKind::Tensor, Device::configured(Probes[Run]));
-    P.Type = Types[Run];
-    P.R = Rank::NonZero;
-    std::vector<Value> Pos(Position + 1);
-    Pos[Position] = P;
-    std::optional<Value> R = inlineValues(Scope, Pos, {});
-    if (!R || R->Kind != ValueKind::Tensor)
-      return std::nullopt;
-    Results[Run] = *R;
-  }
+  auto Probe = [&](ValueKind Kind, Value(&Results)[2]) {
+    for (int Run = 0; Run < 2; ++Run) {
+      Value P = make(Kind, Device::configured(Probes[Run]));
+      P.Type = Types[Run];
+      P.R = Kind == ValueKind::Tensor ? Rank::NonZero : Rank::Unknown;
+      std::vector<Value> Pos(Position + 1);
+      Pos[Position] = P;
+      std::optional<Value> R = inlineValues(Scope, Pos, {});
+      if (!R || R->Kind != Kind)
+        return false;
+      Results[Run] = *R;
+    }
+    return true;
+  };
+  Value Results[2], Modules[2];
+  if (!Probe(ValueKind::Tensor, Results))
+    return std::nullopt;
   const Value &A = Results[0], &B = Results[1];
   ExportedValue X;
   X.Kind = ValueKind::Tensor;
@@ -286,6 +291,10 @@ std::optional<ExportedValue> DeviceFlow::Impl::argumentResult(int32_t Scope, siz
     X.Type = A.Type;
   if (!X.ArgDev && X.DevArg < 0 && X.Dev == DeviceKind::Unknown && X.Type == DType::Unknown)
     return std::nullopt;
+  // A module given there: moved as the tensor was (the same device in both runs, and a
+  // device of its own only where the tensor kept its own).
+  X.AlsoModule = X.DevArg >= 0 && Probe(ValueKind::Module, Modules) && Modules[0].Dev == A.Dev &&
+                 Modules[1].Dev == B.Dev;
   return X;
 }
 
@@ -354,7 +363,8 @@ uint64_t summaryHash(const ModuleSummary &S) {
       Num(N);
     Mix(X.Configured);
     for (int64_t N : {static_cast<int64_t>(X.Arg), static_cast<int64_t>(X.DevArg), static_cast<int64_t>(X.ArgDev),
-                      static_cast<int64_t>(X.ArgType), static_cast<int64_t>(X.ArgRank), static_cast<int64_t>(E.SetsDevice),
+                      static_cast<int64_t>(X.ArgType), static_cast<int64_t>(X.ArgRank), static_cast<int64_t>(X.AlsoModule),
+                      static_cast<int64_t>(E.SetsDevice),
                       static_cast<int64_t>(E.Parts.size())})
       Num(N);
     for (const ExportedValue &P : E.Parts)

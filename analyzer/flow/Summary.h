@@ -33,7 +33,9 @@ struct ExportedValue {
   /// argument's dtype where ArgType, else Type above; with the argument's rank where ArgRank
   /// (elementwise work), else an unknown one.
   int8_t Arg = -1, DevArg = -1;
-  bool ArgDev = false, ArgType = false, ArgRank = false;
+  /// AlsoModule: a module passed there comes back with the device a tensor would
+  /// (`return model.to(device)`).
+  bool ArgDev = false, ArgType = false, ArgRank = false, AlsoModule = false;
   bool operator==(const ExportedValue &) const = default;
 };
 

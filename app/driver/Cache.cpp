@@ -164,7 +164,7 @@ void writeValue(Writer &W, const flow::ExportedValue &V) {
   W.num(V.Flags);
   W.num(V.Arg);
   W.num(V.DevArg);
-  W.num<uint8_t>(static_cast<uint8_t>(V.ArgDev | V.ArgType << 1 | V.ArgRank << 2));
+  W.num<uint8_t>(static_cast<uint8_t>(V.ArgDev | V.ArgType << 1 | V.ArgRank << 2 | V.AlsoModule << 3));
 }
 
 void writeStrings(Writer &W, const auto &Strings) {
@@ -276,6 +276,7 @@ bool readValue(Reader &R, flow::ExportedValue &V) {
   V.ArgDev = Bits & 1;
   V.ArgType = (Bits >> 1) & 1;
   V.ArgRank = (Bits >> 2) & 1;
+  V.AlsoModule = (Bits >> 3) & 1;
   return true;
 }
 

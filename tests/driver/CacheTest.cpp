@@ -68,6 +68,7 @@ StoredSummary sampleSummary() {
   Of.Result.DevArg = 1;
   Of.Result.ArgType = true;
   Of.Result.ArgRank = true;
+  Of.Result.AlsoModule = true;
   Of.Params = {"t", "device"};
   M.Names.emplace("to_device", Of);
   flow::Export Pair;
