@@ -257,7 +257,7 @@ void checkPaths(std::vector<std::string> Inputs, ConfigResolver &Resolver, const
 int printDiffs(const CheckRun &Run, size_t FixCount, bool Changed) {
   std::string Diffs;
   for (const auto &F : Run.Fixed)
-    Diffs += unifiedDiff(F.Outcome.Path, F.Before, F.After);
+    Diffs += F.CellDiff ? *F.CellDiff : unifiedDiff(F.Outcome.Path, F.Before, F.After); // a notebook's per cell
   llvm::outs() << Diffs;
   llvm::outs().flush();
   for (const auto &E : Run.Errors)

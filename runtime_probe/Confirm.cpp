@@ -4,7 +4,9 @@
 #include "Probe.h"
 
 #include "config/Config.h"
+#include "driver/Driver.h"
 #include "lint/Linter.h"
+#include "notebook/Ipynb.h"
 #include "report/Report.h"
 
 #include <llvm/Support/FileSystem.h>
@@ -21,6 +23,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <spawn.h>
@@ -451,6 +454,31 @@ std::map<std::string, unsigned> summarize(const std::vector<FileOutcome> &Outcom
   return Count;
 }
 
+/// \p Line with each `SCRIPT:N`, where SCRIPT is one of \p Scripts (the script of a notebook's
+/// cells, as written and as resolved), said as the notebook's `PATH:cell C:L`.
+std::string placeInNotebook(std::string Line, const std::vector<std::string> &Scripts, const std::string &Notebook,
+                            const CellPlaces &Places) {
+  for (const std::string &Script : Scripts) {
+    std::string Out;
+    size_t At = 0;
+    for (size_t I; !Script.empty() && (I = Line.find(Script + ":", At)) != std::string::npos;) {
+      size_t D = I + Script.size() + 1, E = D;
+      while (E < Line.size() && E - D < 9 && Line[E] >= '0' && Line[E] <= '9')
+        ++E;
+      Out.append(Line, At, I - At);
+      if (E == D) {
+        Out.append(Line, I, D - I);
+      } else {
+        CellPlaces::Place P = Places.place(static_cast<uint32_t>(std::stoul(Line.substr(D, E - D))));
+        Out += Notebook + ":cell " + std::to_string(P.Cell) + ":" + std::to_string(P.Line);
+      }
+      At = E;
+    }
+    Line = Out + Line.substr(At);
+  }
+  return Line;
+}
+
 } // namespace
 
 int confirmMain(const Registry &Reg, int Argc, char **Argv) {
@@ -475,6 +503,36 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   if (Tracer.empty())
     return fail("cannot find the tracer (share/torchlint/python beside the binary, or $TORCHLINT_TRACER_DIR)");
 
+  // A notebook runs as the script of its code cells in order, IPython lines left as the
+  // comments the lint reads them as, written beside it (its imports of its neighbours resolve
+  // as in Jupyter) and removed after. The script's lines are the module's, so the verdicts join
+  // the notebook's findings, which the reports place in its cells.
+  std::string Notebook;
+  std::optional<llvm::FileRemover> RemoveScript;
+  if (notebook::isNotebookPath(C.Script)) {
+    auto Text = readText(C.Script);
+    if (!Text)
+      return fail(C.Script + ": cannot read: " + Text.getError().message());
+    auto Book = notebook::readNotebook(std::move(*Text));
+    if (!Book)
+      return fail(C.Script + ": " + llvm::toString(Book.takeError()) + "; it cannot be run");
+    llvm::SmallString<256> Model(llvm::sys::path::parent_path(C.Script));
+    llvm::sys::path::append(Model, ".torchlint-confirm-%%%%%%%%.py");
+    int FD = -1;
+    llvm::SmallString<256> Script;
+    if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Script))
+      return fail(C.Script + ": cannot write the script of its cells beside it: " + EC.message());
+    RemoveScript.emplace(Script);
+    {
+      llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
+      Out << Book->Book->joined().text();
+      if (Out.has_error())
+        return fail(C.Script + ": cannot write the script of its cells beside it");
+    }
+    Notebook = C.Script;
+    C.Script = std::string(Script);
+  }
+
   llvm::SmallString<256> CwdBuf;
   llvm::sys::fs::current_path(CwdBuf);
   std::string Cwd = realPath(std::string(CwdBuf));
@@ -482,7 +540,7 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   std::string Root = projectRoot(ScriptReal);
 
   StaticPass Static(Reg);
-  Static.lint(C.Script, ScriptReal);
+  Static.lint(Notebook.empty() ? C.Script : Notebook, ScriptReal);
   RuntimeRun Run;
   Waited W;
   if (std::string Err = trace(C, O, Tracer, Root, Run, W); !Err.empty())
@@ -511,7 +569,9 @@ int confirmMain(const Registry &Reg, int Argc, char **Argv) {
   for (const auto &E : Static.Errors)
     llvm::WithColor::warning(llvm::errs(), "torchlint") << E << "\n";
   Ending End = describeEnding(Run, W);
-  auto Count = summarize(Static.Outcomes, Run, End, C.Script, Tracer, O.MaxSteps);
+  if (!Notebook.empty() && !Static.Outcomes.empty() && Static.Outcomes.front().Cells)
+    End.Line = placeInNotebook(End.Line, {ScriptReal, C.Script}, Notebook, *Static.Outcomes.front().Cells);
+  auto Count = summarize(Static.Outcomes, Run, End, Notebook.empty() ? C.Script : Notebook, Tracer, O.MaxSteps);
   ReportOptions RO;
   RO.Version = TORCHLINT_PROBE_VERSION;
   writeReport(*Fmt, *OS, Static.Outcomes, Reg, RO);

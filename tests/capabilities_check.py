@@ -31,7 +31,7 @@ def main():
         for ref, must_flag in ((flagged, True), (silent, False)):
             if not ref:
                 continue
-            m = re.fullmatch(r"(fixtures/\S+\.py):(\d+)", ref)
+            m = re.fullmatch(r"(fixtures/\S+\.(?:py|ipynb)):(\d+)", ref)  # a notebook: the line of its JSON file
             if not m:
                 problems.append(f"capabilities.md:{no}: {ref!r} is not fixtures/PATH.py:LINE")
                 continue

@@ -412,14 +412,7 @@ bool DeviceFlow::Impl::annotatesTensor(TSNode Type) const {
 /// way, and only where an argument is something the flow knows; nothing is recorded for the
 /// body (its own analysis reports there). Nullopt where it does not apply.
 std::optional<Value> DeviceFlow::Impl::inlineCall(int32_t Scope, const CallArgs &A) {
-  constexpr uint32_t MaxBody = 2048, MaxDepth = 2;
-  const torchlint::Scope &Sc = M.scope(Scope);
-  if (A.HasSplat || Inlining >= MaxDepth || Analysed[Scope] == 1 || Sc.Parent < 0 ||
-      M.scope(Sc.Parent).Kind == ScopeKind::Class)
-    return std::nullopt;
-  TSNode Body = field(Sc.Node, "body");
-  if (ts_node_is_null(Body) || ts_node_end_byte(Body) - ts_node_start_byte(Body) > MaxBody ||
-      std::find(InlineStack.begin(), InlineStack.end(), Scope) != InlineStack.end())
+  if (A.HasSplat)
     return std::nullopt;
   auto Informative = [](const Value &V) { return V.Kind != ValueKind::Unknown && V.Kind != ValueKind::Scalar; };
   // The arguments as the caller evaluated them (call() did, just before): read back, not
@@ -441,6 +434,23 @@ std::optional<Value> DeviceFlow::Impl::inlineCall(int32_t Scope, const CallArgs 
   }
   if (!Any)
     return std::nullopt;
+  return inlineValues(Scope, Pos, Kw);
+}
+
+/// The function \p Scope evaluated with these argument values (an unknown one leaves its
+/// parameter as the function's own analysis sees it): inlineCall(), and a summary asking what a
+/// function returns of its arguments (Summary.cpp).
+std::optional<Value> DeviceFlow::Impl::inlineValues(int32_t Scope, const std::vector<Value> &Pos,
+                                                    const std::vector<std::pair<std::string_view, Value>> &Kw) {
+  constexpr uint32_t MaxBody = 2048, MaxDepth = 2;
+  const torchlint::Scope &Sc = M.scope(Scope);
+  if (Inlining >= MaxDepth || Analysed[Scope] == 1 || Sc.Parent < 0 || M.scope(Sc.Parent).Kind == ScopeKind::Class)
+    return std::nullopt;
+  TSNode Body = field(Sc.Node, "body");
+  if (ts_node_is_null(Body) || ts_node_end_byte(Body) - ts_node_start_byte(Body) > MaxBody ||
+      std::find(InlineStack.begin(), InlineStack.end(), Scope) != InlineStack.end())
+    return std::nullopt;
+  auto Informative = [](const Value &V) { return V.Kind != ValueKind::Unknown && V.Kind != ValueKind::Scalar; };
   Frame Fr;
   Fr.Scope = Scope;
   Fr.Caller = F;

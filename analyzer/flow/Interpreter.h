@@ -228,6 +228,14 @@ private:
   llvm::DenseSet<const void *> CallRecorded; // nodes a closure's call recorded
   std::vector<int32_t> InlineStack;
   std::optional<Value> inlineCall(int32_t Scope, const CallArgs &A);
+  std::optional<Value> inlineValues(int32_t Scope, const std::vector<Value> &Pos,
+                                    const std::vector<std::pair<std::string_view, Value>> &Kw);
+  /// What the function \p Scope returns of the tensor passed at \p Position, where it says
+  /// something (Summary.cpp).
+  std::optional<ExportedValue> argumentResult(int32_t Scope, size_t Position);
+  /// What a project function returns of the arguments \p Pos and \p Kw (Project.cpp).
+  Value fromArguments(TSNode C, const ModuleSummary &S, const Export &E, const ExportedValue &X,
+                      const std::vector<Value> &Pos, const std::vector<std::pair<std::string_view, Value>> &Kw);
   bool KeepModule = false; // summarising: keep what the module body leaves
   // What decides whether the lint's flow can give the module's summary (summarizeAfterLint):
   bool ModuleRead = false;  // the module body was analysed first, as a summary's flow does
@@ -338,7 +346,9 @@ private:
 
   // Optimizers and their loaded state (Optimizers.cpp).
   void buildOptimizer(std::string_view Key, TSNode Value, TSNode Stmt);
-  void loadOptimizerState(TSNode C, std::string_view Key);
+  /// \p Kept: the call's result may be kept (a helper's `start = restore(model, opt, path)`),
+  /// not only a statement of its own as `opt.load_state_dict(...)` is.
+  void loadOptimizerState(TSNode C, std::string_view Key, bool Kept = false);
   void modelChanged(std::string_view Model, TSNode At, bool Replaced, std::optional<Device> To);
   void forgetModel(std::string_view Key);
 
@@ -367,14 +377,17 @@ private:
   /// that changes nothing here leaves summarizeAfterLint() possible.
   std::pair<const ModuleSummary *, const Export *> projectName(std::string_view Q, bool Decides = true);
   /// A call of a project function or module class; nullopt when the project knows nothing.
-  std::optional<Value> projectCall(TSNode C, const CallArgs &A, std::string_view Q);
+  /// \p Args: the positional arguments' values, where the caller evaluated them.
+  std::optional<Value> projectCall(TSNode C, const CallArgs &A, std::string_view Q,
+                                   const std::vector<Value> *Args = nullptr);
   /// A project module's constant named at \p E (`DEVICE`, `config.DEVICE`); nullopt if none.
   std::optional<Value> projectConstant(TSNode E);
   std::string starDefinition(std::string_view Name);
   void parameterFacts(int32_t Scope, flow::Export &E);
   /// A call of a project function: the modules it may move escape, the optimizers it loads a
   /// state into load it here.
-  std::optional<Value> projectCallee(TSNode C, const CallArgs &A, std::string_view Q);
+  std::optional<Value> projectCallee(TSNode C, const CallArgs &A, std::string_view Q,
+                                     const std::vector<Value> *Args = nullptr);
   void projectArguments(TSNode C, const CallArgs &A, const ModuleSummary &S, const Export &E, std::string_view Q);
   Value imported(const ExportedValue &X, TSNode At, ImportReason Why);
   std::unordered_map<std::string, std::pair<const ModuleSummary *, const Export *>> ProjectNames;

@@ -15,11 +15,11 @@ void DeviceFlow::Impl::buildOptimizer(std::string_view Key, TSNode Call, TSNode 
     F->S.O[Key] = OptimizerFacts{Model, mark(Stmt), NodeMark{}};
 }
 
-void DeviceFlow::Impl::loadOptimizerState(TSNode C, std::string_view Key) {
+void DeviceFlow::Impl::loadOptimizerState(TSNode C, std::string_view Key, bool Kept) {
   if (Inlining) // the helper's own analysis reports its loads
     return;
   auto It = F->S.O.find(Key);
-  if (It == F->S.O.end() || !is(ts_node_parent(C), "expression_statement"))
+  if (It == F->S.O.end() || (!Kept && !is(ts_node_parent(C), "expression_statement")))
     return;
   // Only a model the flow knows is a module (built here, or moved) has a device to compare.
   auto Model = F->S.V.find(It->second.Model);

@@ -61,7 +61,8 @@ std::string DeviceFlow::Impl::starDefinition(std::string_view Name) {
   return {};
 }
 
-std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, std::string_view Q) {
+std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, std::string_view Q,
+                                                   const std::vector<Value> *Args) {
   auto [S, E] = projectName(Q, /*Decides=*/false);
   if (!E)
     return std::nullopt;
@@ -70,8 +71,6 @@ std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, 
   ReadProject |= E->What != Export::Kind::Function || E->Result.Kind != ValueKind::Unknown || E->Result.Flags;
   std::string Where = S->Display + ":" + std::to_string(E->Line);
   std::string Name(lastComponent(Q));
-  std::string How(originVerb(E->Result.How));
-  std::string HowAt = S->Display + ":" + std::to_string(E->Result.HowLine ? E->Result.HowLine : E->Line);
   switch (E->What) {
   case Export::Kind::ModuleClass: {
     // Constructed here: on the CPU as the class builds itself, unless told a device.
@@ -88,8 +87,34 @@ std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, 
   }
   case Export::Kind::Function: {
     std::string What = E->Result.Kind == ValueKind::Module ? "built by `" : "returned by `";
-    return imported(E->Result, C,
-                    {What + Name + "`", How.empty() ? " (" + Where + ")" : ", " + How + " at " + HowAt});
+    auto One = [&](const ExportedValue &X) {
+      if (X.Arg >= 0) { // of what the caller passes
+        std::vector<Value> Pos;
+        std::vector<std::pair<std::string_view, Value>> Kw;
+        auto Evaluated = [&](TSNode N) {
+          auto It = Values.find(N.id);
+          return It == Values.end() ? Value() : It->second;
+        };
+        for (size_t I = 0; I < A.Positional.size(); ++I)
+          Pos.push_back(Args && I < Args->size() ? (*Args)[I] : Evaluated(A.Positional[I]));
+        for (auto &[K, V] : A.Keywords)
+          Kw.emplace_back(K, Evaluated(V));
+        return fromArguments(C, *S, *E, X, Pos, Kw);
+      }
+      std::string XHow(originVerb(X.How));
+      std::string XHowAt = S->Display + ":" + std::to_string(X.HowLine ? X.HowLine : E->Line);
+      return imported(X, C, {What + Name + "`", XHow.empty() ? " (" + Where + ")" : ", " + XHow + " at " + XHowAt});
+    };
+    if (E->Result.Kind == ValueKind::Tuple && !E->Parts.empty()) {
+      ReadProject = true;
+      std::vector<Value> Parts;
+      for (const ExportedValue &X : E->Parts)
+        Parts.push_back(One(X));
+      return tupleOf(std::move(Parts));
+    }
+    if (A.HasSplat && E->Result.Arg >= 0)
+      return Value();
+    return One(E->Result);
   }
   case Export::Kind::Constant:
     return std::nullopt; // a module-level object called: whatever it returns is unknown
@@ -97,7 +122,8 @@ std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, 
   return std::nullopt;
 }
 
-std::optional<Value> DeviceFlow::Impl::projectCallee(TSNode C, const CallArgs &A, std::string_view Q) {
+std::optional<Value> DeviceFlow::Impl::projectCallee(TSNode C, const CallArgs &A, std::string_view Q,
+                                                     const std::vector<Value> *Args) {
   auto [S, E] = projectName(Q, /*Decides=*/false);
   if (!E)
     return std::nullopt;
@@ -105,7 +131,7 @@ std::optional<Value> DeviceFlow::Impl::projectCallee(TSNode C, const CallArgs &A
     projectArguments(C, A, *S, *E, Q); // what it does to its arguments, as its summary says
   else
     escape(A);
-  return projectCall(C, A, Q).value_or(Value());
+  return projectCall(C, A, Q, Args).value_or(Value());
 }
 
 void DeviceFlow::Impl::projectArguments(TSNode C, const CallArgs &A, const ModuleSummary &S, const Export &E,
@@ -133,11 +159,60 @@ void DeviceFlow::Impl::projectArguments(TSNode C, const CallArgs &A, const Modul
     }
     if (At < 32 && ((E.LoadsState >> At) & 1u) && F->S.O.count(Key)) {
       ReadProject = true;
-      loadOptimizerState(C, Key);
+      loadOptimizerState(C, Key, /*Kept=*/true);
       if (auto L = Loads.find(C.id); L != Loads.end())
         L->second.Through = "`" + std::string(lastComponent(Q)) + "` (" + S.Display + ":" + std::to_string(E.Line) + ")";
     }
   }
+}
+
+// A project function's result that is one of its arguments (`normalize(raw)`), moved or cast as
+// its summary says: the caller's value, with the device and dtype the function gives it.
+Value DeviceFlow::Impl::fromArguments(TSNode C, const ModuleSummary &S, const Export &E, const ExportedValue &X,
+                                      const std::vector<Value> &Pos,
+                                      const std::vector<std::pair<std::string_view, Value>> &Kw) {
+  auto Argument = [&](int8_t At) -> Value {
+    if (At < 0)
+      return {};
+    std::string_view Name = static_cast<size_t>(At) < E.Params.size() ? std::string_view(E.Params[At]) : "";
+    for (auto &[K, V] : Kw)
+      if (!Name.empty() && K == Name)
+        return V;
+    return static_cast<size_t>(At) < Pos.size() ? Pos[At] : Value();
+  };
+  Value V = Argument(X.Arg);
+  if (!V.isTensor() && !(X.AlsoModule && V.Kind == ValueKind::Module))
+    return {};
+  ReadProject = true;
+  if (!X.ArgRank)
+    V.R = Rank::Unknown;
+  std::string Where = S.Display + ":" + std::to_string(E.Line);
+  std::string Name(lastComponent(std::string_view(Text(field(C, "function")))));
+  if (!X.ArgDev) {
+    Value D = Argument(X.DevArg);
+    if ((D.Kind == ValueKind::Device || D.isTensor()) && D.Dev.known()) {
+      V.Dev = D.Dev; // where the caller's device argument says
+      V.DevHow = D.Kind == ValueKind::Device ? Origin::Moved : D.DevHow;
+      V.DevAt = D.Kind == ValueKind::Device ? mark(C) : D.DevAt;
+    } else if (X.Dev != DeviceKind::Unknown) {
+      ExportedValue Own = X;
+      Own.Kind = ValueKind::Tensor;
+      Value I = imported(Own, C, {"returned by `" + Name + "`", " (" + Where + ")"});
+      V.Dev = I.Dev;
+      V.DevHow = I.DevHow;
+      V.DevAt = I.DevAt;
+    } else {
+      V.Dev = {};
+      V.DevHow = Origin::None;
+      V.DevAt = {};
+    }
+  }
+  if (!X.ArgType && V.isTensor()) {
+    V.Type = X.Type;
+    V.TypeHow = X.Type == DType::Unknown ? Origin::None : Origin::Cast;
+    V.TypeAt = X.Type == DType::Unknown ? NodeMark{} : mark(C);
+  }
+  return V;
 }
 
 std::optional<Value> DeviceFlow::Impl::projectConstant(TSNode E) {

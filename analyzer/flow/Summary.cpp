@@ -5,6 +5,7 @@
 #include "flow/Interpreter.h"
 
 #include "source/Strings.h"
+#include "torch/ProcessGroup.h"
 
 namespace torchlint::flow {
 
@@ -159,21 +160,46 @@ void DeviceFlow::Impl::exportNames(ModuleSummary &Out) {
     E.What = Export::Kind::Function;
     E.Line = lineOf(Fn);
     if (mayMatter(Fn) || callsSource(afterName(Fn), /*Constructors=*/true)) {
-      E.Result = Export(localCall(Scope));
+      Value R = localCall(Scope);
       F = &Top;
+      E.Result = Export(R);
+      // A tuple of what it builds (`return images, labels`): each element, where one says
+      // something.
+      if (const std::vector<Value> *Parts = partsOf(R)) {
+        bool Any = false;
+        for (const Value &P : *Parts) {
+          E.Parts.push_back(Export(P));
+          Any |= Worth(E.Parts.back());
+        }
+        if (!Any)
+          E.Parts.clear();
+      }
     }
     // What it does to its arguments: a caller's model passed to a function that does not move
     // it stays where it was (`evaluate(model, loader)`), as it does for a local helper.
     parameterFacts(Scope, E);
-    if (!Worth(E.Result))
+    if (!Worth(E.Result) && E.Parts.empty() && mayMatter(Fn)) {
+      // What it returns of a tensor it is given (`return t.float() / 255`), as a local helper is
+      // evaluated with its caller's arguments: the first parameter that tells something.
+      for (size_t I = 0; I < E.Params.size() && I < 8; ++I)
+        if (auto X = argumentResult(Scope, I)) {
+          E.Result = *X;
+          break;
+        }
+      F = &Top;
+    }
+    E.SetsDevice = torch::choosesDevice(Fn, M);
+    if (!Worth(E.Result) && E.Result.Arg < 0 && E.Parts.empty())
       E.Result = ExportedValue(); // what the importer cannot place says nothing
+    else if (!E.Parts.empty())
+      E.Result.Kind = ValueKind::Tuple;
     // Exported for what it does to its arguments only where it keeps one of its parameters
     // where it was: a function without parameters (`def _is_tracing():`), or one that may move
     // each, tells an importer nothing an unknown call does not, and an export is an answer to
     // a lint that asked while the module was pending: a second lint of that file for nothing.
     uint32_t Declared = E.Params.size() >= 32 ? ~0u : (1u << E.Params.size()) - 1;
     bool KeepsOne = (E.MayMove & Declared) != Declared;
-    if (Worth(E.Result) || E.LoadsState || KeepsOne)
+    if (Worth(E.Result) || E.Result.Arg >= 0 || !E.Parts.empty() || E.LoadsState || KeepsOne || E.SetsDevice)
       Out.Names[std::string(Name)] = std::move(E);
   }
   F = nullptr;
@@ -207,6 +233,69 @@ void DeviceFlow::Impl::parameterFacts(int32_t Scope, flow::Export &E) {
   }
   if (Position >= 32)
     E.MayMove = ~0u;
+}
+
+// What the function \p Scope returns of the tensor passed at \p Position: the body evaluated twice
+// with two tensors that differ in device and dtype. A result that follows each is the argument's
+// (`t.float()` keeps its device); one both runs agree on is the function's own (`.cpu()`); a
+// device named by another parameter is the caller's argument there (`t.to(device)`).
+std::optional<ExportedValue> DeviceFlow::Impl::argumentResult(int32_t Scope, size_t Position) {
+  static constexpr std::string_view Probes[] = {"\x01argument", "\x02argument"};
+  static constexpr DType Types[] = {DType::Float64, DType::Integer};
+  auto Probe = [&](ValueKind Kind, Value(&Results)[2]) {
+    for (int Run = 0; Run < 2; ++Run) {
+      Value P = make(Kind, Device::configured(Probes[Run]));
+      P.Type = Types[Run];
+      P.R = Kind == ValueKind::Tensor ? Rank::NonZero : Rank::Unknown;
+      std::vector<Value> Pos(Position + 1);
+      Pos[Position] = P;
+      std::optional<Value> R = inlineValues(Scope, Pos, {});
+      if (!R || R->Kind != Kind)
+        return false;
+      Results[Run] = *R;
+    }
+    return true;
+  };
+  Value Results[2], Modules[2];
+  if (!Probe(ValueKind::Tensor, Results))
+    return std::nullopt;
+  const Value &A = Results[0], &B = Results[1];
+  ExportedValue X;
+  X.Kind = ValueKind::Tensor;
+  X.Arg = static_cast<int8_t>(Position);
+  X.Flags = A.Flags & B.Flags & (FlagParamless | FlagMovesInputs | FlagPinned);
+  X.ArgDev = A.Dev.Kind == DeviceKind::Configured && A.Dev.Name == Probes[0] &&
+             B.Dev.Kind == DeviceKind::Configured && B.Dev.Name == Probes[1];
+  if (!X.ArgDev && A.Dev == B.Dev && A.Dev.known()) {
+    if (A.Dev.Kind != DeviceKind::Configured) {
+      X.Dev = A.Dev.Kind;
+      X.Index = A.Dev.Index;
+      X.How = A.DevHow;
+      if (A.DevAt && !ts_node_is_null(Marked[A.DevAt.Index]))
+        X.HowLine = lineOf(Marked[A.DevAt.Index]);
+    } else {
+      // A device parameter: the caller's argument there.
+      size_t I = 0;
+      for (const Parameter &Param : M.parameters(M.scope(Scope).Node)) {
+        if (ts_node_is_null(Param.Name) || I >= 64)
+          break;
+        if (Text(Param.Name) == A.Dev.Name && I != Position)
+          X.DevArg = static_cast<int8_t>(I);
+        ++I;
+      }
+    }
+  }
+  X.ArgType = A.Type == Types[0] && B.Type == Types[1];
+  X.ArgRank = A.R == Rank::NonZero && B.R == Rank::NonZero;
+  if (!X.ArgType && A.Type == B.Type)
+    X.Type = A.Type;
+  if (!X.ArgDev && X.DevArg < 0 && X.Dev == DeviceKind::Unknown && X.Type == DType::Unknown)
+    return std::nullopt;
+  // A module given there: moved as the tensor was (the same device in both runs, and a
+  // device of its own only where the tensor kept its own).
+  X.AlsoModule = X.DevArg >= 0 && Probe(ValueKind::Module, Modules) && Modules[0].Dev == A.Dev &&
+                 Modules[1].Dev == B.Dev;
+  return X;
 }
 
 ModuleSummary importTable(const FileContext &File, std::string Module, std::string Display, bool WithDefined) {
@@ -273,6 +362,16 @@ uint64_t summaryHash(const ModuleSummary &S) {
                       static_cast<int64_t>(X.Flags)})
       Num(N);
     Mix(X.Configured);
+    for (int64_t N : {static_cast<int64_t>(X.Arg), static_cast<int64_t>(X.DevArg), static_cast<int64_t>(X.ArgDev),
+                      static_cast<int64_t>(X.ArgType), static_cast<int64_t>(X.ArgRank), static_cast<int64_t>(X.AlsoModule),
+                      static_cast<int64_t>(E.SetsDevice),
+                      static_cast<int64_t>(E.Parts.size())})
+      Num(N);
+    for (const ExportedValue &P : E.Parts)
+      for (int64_t N : {static_cast<int64_t>(P.Kind), static_cast<int64_t>(P.Dev), static_cast<int64_t>(P.Index),
+                        static_cast<int64_t>(P.Type), static_cast<int64_t>(P.How), static_cast<int64_t>(P.HowLine),
+                        static_cast<int64_t>(P.Flags)})
+        Num(N);
   }
   for (auto &[Local, Qualified] : S.Imports) {
     Mix(Local);

@@ -27,6 +27,15 @@ struct ExportedValue {
   Origin How = Origin::None; // how the defining module gave it its device
   uint32_t HowLine = 0;      // and on which line of it (1-based; 0: unknown)
   uint16_t Flags = FlagNone; // FlagParamless, FlagMovesInputs, FlagPinned
+  /// What a function returns of its arguments (`return t.float() / 255`, `return t.to(device)`):
+  /// the tensor passed at position Arg (-1: none), with the argument's own device where ArgDev,
+  /// else that of the device or tensor passed at position DevArg, else Dev above; with the
+  /// argument's dtype where ArgType, else Type above; with the argument's rank where ArgRank
+  /// (elementwise work), else an unknown one.
+  int8_t Arg = -1, DevArg = -1;
+  /// AlsoModule: a module passed there comes back with the device a tensor would
+  /// (`return model.to(device)`).
+  bool ArgDev = false, ArgType = false, ArgRank = false, AlsoModule = false;
   bool operator==(const ExportedValue &) const = default;
 };
 
@@ -45,6 +54,11 @@ struct Export {
   /// Bits by parameter position: which the function may move (`p.to(...)`, or hands on to
   /// other code), and on which it calls `.load_state_dict(...)` (`restore(model, opt, path)`).
   uint32_t MayMove = ~0u, LoadsState = 0;
+  /// A function's Result that is a tuple (`return images, labels`): its elements.
+  std::vector<ExportedValue> Parts;
+  /// A function that calls `torch.cuda.set_device(...)` (or enters `torch.cuda.device(...)`)
+  /// in its own body: calling it chooses the process's device.
+  bool SetsDevice = false;
   bool operator==(const Export &) const = default;
 };
 

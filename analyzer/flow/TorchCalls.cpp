@@ -85,7 +85,7 @@ Value DeviceFlow::Impl::apiCall(TSNode C, const CallArgs &A, std::string_view Q)
   if (Name == "tqdm" || Name == "enumerate")
     return Args.empty() ? Value() : Args[0];
   if (Facts.Kind == Api::None)
-    if (std::optional<Value> P = projectCallee(C, A, Q))
+    if (std::optional<Value> P = projectCallee(C, A, Q, &Args))
       return *P;
   if (startsWith(Q, "math.")) // `math.sqrt(d)`: a Python float
     return make(ValueKind::Scalar);

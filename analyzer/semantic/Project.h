@@ -45,6 +45,12 @@ public:
   /// following re-exports such as `pkg/__init__.py`'s `from .data import make_batch`), with
   /// the name inside it in \p Name; nullptr for names outside the project.
   virtual const flow::ModuleSummary *definition(std::string_view Qualified, std::string &Name) const = 0;
+  /// Whether the project function \p Qualified chooses the process's CUDA device (its summary
+  /// says it calls `torch.cuda.set_device`): a call of it counts as that call.
+  virtual bool choosesDevice(std::string_view Qualified) const {
+    (void)Qualified;
+    return false;
+  }
   /// Called once the file's lint is done, with its analyses still alive: a project that is
   /// linting every module anyway takes the file's summary from them instead of parsing again.
   virtual void analysed(const FileContext &) const {}

@@ -10,6 +10,7 @@
 #include "torch/Read.h"
 
 #include <string>
+#include <tuple>
 
 namespace torchlint::torch {
 
@@ -178,6 +179,26 @@ ProcessGroup::Facts ProcessGroup::scan() const {
     if (!ts_node_is_null(Call) && classify(M.qualifiedName(field(Call, "function"))).Kind == Api::CudaDevice)
       addSetDevice(Call);
   });
+  // So does a call of a function of another project module whose summary says it calls
+  // `set_device` (`choose(rank)` of `helpers.py`).
+  if (const ProjectView *P = M.project(); P && (!M.imports().empty() || !M.starImports().empty()))
+    forEachNode(Root, [&](TSNode N) {
+      if (!is(N, "call"))
+        return;
+      TSNode Callee = field(N, "function");
+      std::string Q = M.qualifiedName(Callee);
+      std::vector<std::string> Candidates;
+      if (!Q.empty())
+        Candidates.push_back(std::move(Q));
+      else if (is(Callee, "identifier"))
+        for (const std::string &Star : M.starImports())
+          Candidates.push_back(Star + "." + std::string(T(Callee)));
+      for (const std::string &C : Candidates)
+        if (!isTorchName(C) && P->choosesDevice(C)) {
+          addSetDevice(N);
+          break;
+        }
+    });
   return F;
 }
 
@@ -192,6 +213,21 @@ bool ProcessGroup::sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, co
     std::string_view K = kind(A);
     return K == "block" || K == "module" || K == "function_definition";
   }
+  return false;
+}
+
+bool choosesDevice(TSNode Fn, const SemanticModel &M) {
+  const NodeText &T = M.text();
+  std::string_view Text = T(Fn);
+  uint32_t Base = ts_node_start_byte(Fn);
+  for (auto [Needle, Skip, Kind] : {std::tuple{std::string_view("set_device"), 0u, Api::SetDevice},
+                                    std::tuple{std::string_view("cuda.device"), 5u, Api::CudaDevice}})
+    for (size_t I = Text.find(Needle); I != std::string_view::npos; I = Text.find(Needle, I + 1)) {
+      uint32_t B = Base + static_cast<uint32_t>(I);
+      TSNode Call = callAtName(Fn, B + Skip, B + static_cast<uint32_t>(Needle.size()));
+      if (!ts_node_is_null(Call) && classify(M.qualifiedName(field(Call, "function"))).Kind == Kind)
+        return true;
+    }
   return false;
 }
 
@@ -336,8 +372,13 @@ std::optional<DdpPlacement> ProcessGroup::placement(const NodeRef &N, const Call
         break;
       TSNode Def = ts_node_descendant_for_byte_range(Root, S.Function.Begin, S.Function.End);
       std::string_view Name = is(Def, "function_definition") ? M.text()(field(Def, "name")) : std::string_view();
-      if (Name.empty() || Before.find(std::string(Name) + "(") != std::string_view::npos)
+      if (Name.empty())
         StartsHere = nullptr;
+      // Called by that name (`worker(` is not a call of it inside `other_worker(`).
+      std::string Call = std::string(Name) + "(";
+      for (size_t At = Before.find(Call); StartsHere && At != std::string_view::npos; At = Before.find(Call, At + 1))
+        if (At == 0 || !nameByte(Before[At - 1]))
+          StartsHere = nullptr;
     }
     if (!Later && !StartsHere)
       return std::nullopt;

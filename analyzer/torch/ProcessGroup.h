@@ -80,6 +80,11 @@ private:
   mutable std::optional<bool> NcclOnly; // asked of every collective call: read once
 };
 
+/// Whether the function \p Fn calls `torch.cuda.set_device(...)` or enters
+/// `torch.cuda.device(...)` in its own text: a call of it chooses the process's device (a
+/// module's summary says so of its functions).
+bool choosesDevice(TSNode Fn, const SemanticModel &M);
+
 /// Whether the program is CUDA-only by construction, and the construct that makes it so: an
 /// NCCL process group (`init_process_group("nccl")`), a `torch.cuda.set_device(...)` outside
 /// any CUDA guard, `assert torch.cuda.is_available()`, or an import (outside `try`) of a

@@ -121,14 +121,14 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
     std::string Key(KeyView.str());
     std::string Full = Prefix + Key;
     if (Key == "select" || Key == "ignore" || Key == "extend-select" || Key == "exclude" || Key == "extend-exclude" ||
-        Key == "fixable" || Key == "unfixable") {
+        Key == "fixable" || Key == "unfixable" || Key == "include" || Key == "extend-include") {
       auto L = stringList(Node, Path, Full);
       if (!L)
         return L.takeError();
       if (Key == "select" || Key == "ignore" || Key == "extend-select" || Key == "fixable" || Key == "unfixable")
         if (auto E = checkSelectors(*L, R, Path, Node, Full))
           return E;
-      if (Key == "exclude" || Key == "extend-exclude")
+      if (Key == "exclude" || Key == "extend-exclude" || Key == "include" || Key == "extend-include")
         for (auto &G : *L)
           if (auto E = checkGlob(G, Path, Node, Full))
             return E;
@@ -144,6 +144,10 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
         C.ExtendSelect = std::move(*L);
       else if (Key == "exclude")
         C.Exclude = std::move(*L);
+      else if (Key == "include")
+        C.Include = std::move(*L);
+      else if (Key == "extend-include")
+        C.ExtendInclude = std::move(*L);
       else
         C.ExtendExclude = std::move(*L);
     } else if (Key == "per-file-ignores") {
@@ -171,7 +175,8 @@ llvm::Expected<std::optional<Config>> parseConfig(std::string_view Text, const s
     } else {
       return configError(Path, where(Node) + ": unknown key `" + Full +
                                    "` (known: select, ignore, extend-select, per-file-ignores, exclude, "
-                                   "extend-exclude, target-torch-version, fixable, unfixable)");
+                                   "extend-exclude, include, extend-include, target-torch-version, fixable, "
+                                   "unfixable)");
     }
   }
   return C;
@@ -202,10 +207,15 @@ llvm::Expected<std::optional<Config>> loadConfig(const std::string &Path, const 
 
 const std::vector<std::string> &defaultExcludes() {
   static const std::vector<std::string> D = {
-      ".bzr",  ".direnv", ".eggs",         ".git",         ".git-rewrite", ".hg",   ".mypy_cache",
+      ".bzr",  ".direnv", ".eggs",         ".git",         ".git-rewrite", ".hg",   ".ipynb_checkpoints", ".mypy_cache",
       ".nox",  ".pants.d", ".pytype",      ".ruff_cache",  ".svn",         ".tox",  ".venv",
       "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages",
       "venv",  ".torchlint_cache"};
+  return D;
+}
+
+const std::vector<std::string> &defaultIncludes() {
+  static const std::vector<std::string> D = {"*.py", "*.pyi", "*.ipynb"};
   return D;
 }
 
@@ -438,6 +448,30 @@ bool ConfigResolver::isExcluded(const Config &C, const std::string &Path) const 
     for (auto &G : *List)
       if (matchesGlob(G, Rel))
         return true;
+  return false;
+}
+
+bool ConfigResolver::isIncluded(const Config &C, const std::string &Path) const {
+  std::string_view Name = llvm::sys::path::filename(Path);
+  if (!C.Include && C.ExtendInclude.empty()) // the defaults, without a glob per file walked
+    return Name.ends_with(".py") || Name.ends_with(".pyi") || Name.ends_with(".ipynb");
+  std::string Rel = relativeTo(C.Root, Path);
+  const auto &Base = C.Include ? *C.Include : defaultIncludes();
+  for (const auto *List : {&Base, &C.ExtendInclude})
+    for (auto &G : *List) {
+      // `*.ipynb` names a file anywhere, `nbs/*.ipynb` a path below the configuration's folder.
+      std::string_view P = normalGlob(G);
+      bool Anchored = P.find('/') != std::string_view::npos;
+      if (Anchored && !Rel.empty() && Rel[0] == '/')
+        continue;
+      auto Compiled = Glob::compile(P);
+      if (!Compiled) {
+        llvm::consumeError(Compiled.takeError());
+        continue;
+      }
+      if (Compiled->matches(Anchored ? std::string_view(Rel) : Name))
+        return true;
+    }
   return false;
 }
 

@@ -24,6 +24,10 @@ struct Config {
   std::vector<std::pair<std::string, std::vector<std::string>>> PerFileIgnores;
   std::optional<std::vector<std::string>> Exclude;
   std::vector<std::string> ExtendExclude;
+  // Which files a folder walk lints (`include`, default defaultIncludes(); `extend-include`
+  // adds to it), as in Ruff: notebooks are in by default, `extend-exclude = ["*.ipynb"]` opts out.
+  std::optional<std::vector<std::string>> Include;
+  std::vector<std::string> ExtendInclude;
   std::optional<TorchVersion> TargetTorch;
   // Codes whose fixes may be applied: `fixable` (default ALL) minus `unfixable`.
   std::optional<std::vector<std::string>> Fixable;
@@ -50,6 +54,9 @@ llvm::Expected<TorchVersion> parseTorchVersion(std::string_view S);
 
 /// The default excluded folders, like Ruff's.
 const std::vector<std::string> &defaultExcludes();
+/// The files a folder walk lints by default: Python files and notebooks (`*.py`, `*.pyi`,
+/// `*.ipynb`), as Ruff's `include`.
+const std::vector<std::string> &defaultIncludes();
 
 /// Finds the nearest config above a path, caching per directory. Thread-safe.
 class ConfigResolver {
@@ -69,6 +76,8 @@ public:
   std::optional<std::vector<std::string>> fixableFor(const Config &C) const;
   /// Whether \p Path (file or folder) is excluded by \p C's exclude/extend-exclude.
   bool isExcluded(const Config &C, const std::string &Path) const;
+  /// Whether a folder walk lints the file \p Path under \p C's include/extend-include.
+  bool isIncluded(const Config &C, const std::string &Path) const;
   const CliOptions &cli() const { return Cli; }
 
 private:

@@ -25,7 +25,7 @@ namespace {
 // body's length, the body's xxHash64 and the body. A record that fails its hash is dropped with
 // everything after it (its length may be the damaged part); the records before it are kept.
 constexpr std::string_view MagicPrefix = "torchlint-cache ";
-constexpr std::string_view Magic = "torchlint-cache 5\n";
+constexpr std::string_view Magic = "torchlint-cache 6\n";
 constexpr std::string_view FileName = "results.bin";
 constexpr size_t RecordHead = 4 + 8; // length, hash
 
@@ -162,6 +162,9 @@ void writeValue(Writer &W, const flow::ExportedValue &V) {
   W.str(V.Configured);
   W.num(V.HowLine);
   W.num(V.Flags);
+  W.num(V.Arg);
+  W.num(V.DevArg);
+  W.num<uint8_t>(static_cast<uint8_t>(V.ArgDev | V.ArgType << 1 | V.ArgRank << 2 | V.AlsoModule << 3));
 }
 
 void writeStrings(Writer &W, const auto &Strings) {
@@ -185,6 +188,10 @@ void writeSummary(Writer &W, const std::string &Path, const StoredSummary &Store
     writeStrings(W, E.Params);
     W.num(E.MayMove);
     W.num(E.LoadsState);
+    W.num<uint8_t>(E.SetsDevice);
+    W.num<uint32_t>(static_cast<uint32_t>(E.Parts.size()));
+    for (const flow::ExportedValue &P : E.Parts)
+      writeValue(W, P);
   }
   W.num<uint32_t>(static_cast<uint32_t>(S.Imports.size()));
   for (auto &[Local, Qualified] : S.Imports) {
@@ -260,10 +267,17 @@ template <typename E> bool readEnum(Reader &R, E &Out, E Last) {
 }
 
 bool readValue(Reader &R, flow::ExportedValue &V) {
-  return readEnum(R, V.Kind, flow::ValueKind::Checkpoint) && readEnum(R, V.Dev, flow::DeviceKind::Configured) &&
-         readEnum(R, V.Type, flow::DType::Bool) && readEnum(R, V.R, flow::Rank::NonZero) &&
-         readEnum(R, V.How, flow::Origin::Imported) && R.num(V.Index) && R.str(V.Configured) && R.num(V.HowLine) &&
-         R.num(V.Flags);
+  uint8_t Bits;
+  if (!(readEnum(R, V.Kind, flow::ValueKind::Tuple) && readEnum(R, V.Dev, flow::DeviceKind::Configured) &&
+        readEnum(R, V.Type, flow::DType::Bool) && readEnum(R, V.R, flow::Rank::NonZero) &&
+        readEnum(R, V.How, flow::Origin::Imported) && R.num(V.Index) && R.str(V.Configured) && R.num(V.HowLine) &&
+        R.num(V.Flags) && R.num(V.Arg) && R.num(V.DevArg) && R.num(Bits)))
+    return false;
+  V.ArgDev = Bits & 1;
+  V.ArgType = (Bits >> 1) & 1;
+  V.ArgRank = (Bits >> 2) & 1;
+  V.AlsoModule = (Bits >> 3) & 1;
+  return true;
 }
 
 template <typename Out> bool readStrings(Reader &R, Out &Strings) {
@@ -291,6 +305,15 @@ bool readSummary(Reader &R, std::string &Path, StoredSummary &Stored) {
     if (!R.str(Name) || !readEnum(R, E.What, flow::Export::Kind::Constant) || !readValue(R, E.Result) ||
         !R.num(E.Line) || !readStrings(R, E.Params) || !R.num(E.MayMove) || !R.num(E.LoadsState))
       return false;
+    uint8_t SetsDevice;
+    uint32_t NParts;
+    if (!R.num(SetsDevice) || !R.count(NParts, 5 + 4 + 4 + 4 + 2 + 3))
+      return false;
+    E.SetsDevice = SetsDevice != 0;
+    E.Parts.resize(NParts);
+    for (flow::ExportedValue &P : E.Parts)
+      if (!readValue(R, P))
+        return false;
     S.Names.insert_or_assign(std::move(Name), std::move(E));
   }
   if (!R.count(NImports, 4 + 4))

@@ -140,6 +140,13 @@ void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out, Fol
         Ign.emplace_back(Dir, (*B)->getBuffer().str());
     }
     std::error_code EC;
+    // The folder's configuration says which files it lints (`include`); the entries' own are
+    // asked below, where their errors are reported.
+    std::shared_ptr<const Config> DirCfg;
+    if (auto C = Resolver.forDirectory(Dir))
+      DirCfg = *C;
+    else
+      llvm::consumeError(C.takeError());
     std::vector<std::pair<std::string, bool>> Entries;
     std::vector<std::pair<std::string, FolderListings::Answer>> Listed;
     for (fs::directory_iterator It(Dir, EC, /*FollowSymlinks=*/false), End; It != End && !EC; It.increment(EC)) {
@@ -157,7 +164,8 @@ void walk(const std::string &Root, ConfigResolver &Resolver, Discovery &Out, Fol
       Listed.emplace_back(std::string(path::filename(It->path())), kindOf(Type));
       if (Type == fs::file_type::directory_file)
         Entries.emplace_back(It->path(), true);
-      else if (Type == fs::file_type::regular_file && isPython(It->path()))
+      else if (Type == fs::file_type::regular_file &&
+               (DirCfg ? Resolver.isIncluded(*DirCfg, It->path()) : isPython(It->path())))
         Entries.emplace_back(It->path(), false);
     }
     if (EC) {

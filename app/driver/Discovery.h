@@ -1,5 +1,6 @@
-// Which files to lint: explicit files, and Python files below directories, skipping
-// excluded folders (configuration, defaults) and what .gitignore files exclude.
+// Which files to lint: explicit files, and the files below directories that the configuration's
+// `include` names (Python files and notebooks), skipping excluded folders (configuration,
+// defaults) and what .gitignore files exclude.
 #pragma once
 
 #include "config/Config.h"

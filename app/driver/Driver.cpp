@@ -1,11 +1,14 @@
 // The parallel driver.
 #include "driver/Driver.h"
 
+#include "notebook/Ipynb.h"
+
 #include <llvm/Support/Chrono.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/ThreadPool.h>
 #include <llvm/Support/Threading.h>
 
+#include <algorithm>
 #include <atomic>
 #include <numeric>
 #include <cerrno>
@@ -95,8 +98,68 @@ std::string invalidUtf8(const SourceFile &F) {
              : std::string();
 }
 
+namespace {
+
+std::vector<Diagnostic> cellSyntaxErrors(const std::string &Path, const notebook::Notebook &Book,
+                                         std::vector<Diagnostic> Diags, const Linter &L, const LintSettings &S) {
+  auto IsSyntax = [](const Diagnostic &D) { return D.Code == SyntaxErrorCode; };
+  if (std::none_of(Diags.begin(), Diags.end(), IsSyntax))
+    return Diags;
+  // The module's first error may lie in a later cell than the one that broke it (an unclosed
+  // bracket): each cell is parsed alone, and the cells that do not parse report their own.
+  std::vector<Diagnostic> Own;
+  const std::string &Module = Book.joined().text();
+  std::vector<uint32_t> Offsets = Book.cellOffsets();
+  for (size_t I = 0; I < Offsets.size(); ++I) {
+    uint32_t B = Offsets[I], E = I + 1 < Offsets.size() ? Offsets[I + 1] : static_cast<uint32_t>(Module.size());
+    SourceFile Cell(Path, Module.substr(B, E - B));
+    for (Diagnostic &D : L.lint(Cell, S))
+      if (IsSyntax(D)) {
+        D.Range.Begin += B;
+        D.Range.End += B;
+        Own.push_back(std::move(D));
+      }
+  }
+  if (Own.empty())
+    return Diags;
+  std::erase_if(Diags, IsSyntax);
+  Diags.insert(Diags.end(), Own.begin(), Own.end());
+  std::stable_sort(Diags.begin(), Diags.end(),
+                   [](const Diagnostic &A, const Diagnostic &B) { return A.Range.Begin < B.Range.Begin; });
+  return Diags;
+}
+
+} // namespace
+
+FileOutcome lintNotebook(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
+                         const ProjectView *Project) {
+  FileOutcome O;
+  O.Path = Path;
+  if (std::string Why = checkLintable(Text); !Why.empty()) {
+    O.Error = std::move(Why);
+    return O;
+  }
+  auto Book = notebook::readNotebook(std::move(Text));
+  if (!Book) {
+    O.Error = llvm::toString(Book.takeError());
+    return O;
+  }
+  auto F = std::make_shared<SourceFile>(std::move(Path), Book->Book->joined().text());
+  if (std::string Why = invalidUtf8(*F); !Why.empty()) {
+    O.Error = std::move(Why);
+    return O;
+  }
+  O.Diagnostics = cellSyntaxErrors(O.Path, *Book->Book, L.lint(*F, S, Project), L, S);
+  notebook::placeMessageLines(O.Diagnostics, *Book->Places, F->lineCount());
+  O.Source = std::move(F);
+  O.Cells = std::move(Book->Places);
+  return O;
+}
+
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
                        const ProjectView *Project) {
+  if (notebook::isNotebookPath(Path))
+    return lintNotebook(std::move(Path), std::move(Text), L, S, Project);
   FileOutcome O;
   O.Path = Path;
   Codec Enc;
@@ -192,6 +255,16 @@ std::optional<FileOutcome> cachedOutcome(const std::string &Path, const LintSett
   if (Hit->Diagnostics.empty())
     return fromCache(Path, *Hit, nullptr);
   std::string Text = std::move(*Read);
+  if (notebook::isNotebookPath(Path)) { // the findings were made on the module of its cells
+    auto Book = notebook::readNotebook(std::move(Text));
+    if (!Book) {
+      llvm::consumeError(Book.takeError());
+      return std::nullopt;
+    }
+    FileOutcome O = fromCache(Path, *Hit, std::make_shared<SourceFile>(Path, Book->Book->joined().text()));
+    O.Cells = std::move(Book->Places);
+    return O;
+  }
   Codec Enc; // the findings were made on the decoded text: show them on it
   if (!decodeSource(Text, Enc).empty())
     return std::nullopt;
@@ -275,8 +348,10 @@ std::vector<FileOutcome> lintFiles(const std::vector<DiscoveredFile> &Files, con
                    : lintPath(Files[I].Path, L, Settings(I), PV, std::move(Text));
     // The reports read a file's source only to place its findings: a clean file's is let go
     // now rather than held, with every other file's, until the report (the whole tree's text).
-    if (Out[I].Diagnostics.empty())
+    if (Out[I].Diagnostics.empty()) {
       Out[I].Source.reset();
+      Out[I].Cells.reset(); // a notebook's JSON
+    }
   };
   // Imported modules first (Projects::beginBatch); the results keep the files' order.
   forEachIndex(ToLint.size(), Jobs, [&](size_t K) { One(Order.empty() ? K : Order[K]); });

@@ -26,8 +26,13 @@ inline constexpr size_t MaxFileBytes = 64u << 20;
 /// Returns an empty string or the reason (one line).
 std::string checkLintable(std::string_view Text);
 
-/// Lints \p Text as the file \p Path; with \p Project, imports of the project's own modules
-/// are resolved through it.
+/// Lints \p Text, the JSON of the notebook \p Path, as the module of its code cells; the
+/// outcome's Cells places the findings in the cells. A cell that does not parse alone reports
+/// its own syntax error, rather than the module's first one.
+FileOutcome lintNotebook(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
+                         const ProjectView *Project = nullptr);
+/// Lints \p Text as the file \p Path (a notebook's JSON when it ends in `.ipynb`); with \p Project,
+/// imports of the project's own modules are resolved through it.
 FileOutcome lintSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
                        const ProjectView *Project = nullptr);
 /// Turns \p Text, the bytes of a file, into UTF-8 as Python reads it (PEP 263): a file that

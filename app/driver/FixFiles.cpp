@@ -3,10 +3,85 @@
 
 #include "driver/AtomicWrite.h"
 #include "driver/Driver.h"
+#include "notebook/Ipynb.h"
+
+#include <algorithm>
 
 namespace torchlint {
 
+namespace {
+
+/// fixSource for a notebook: the fix loop runs on the module of its code cells, no fix may
+/// straddle two cells, and the changed cells' sources are written back into the JSON text
+/// (Notebook::withSources), which is read back before anything is written.
+FixedFile fixNotebook(std::string Path, std::string Text, const Linter &L, const LintSettings &S,
+                      const FixOptions &Base) {
+  FixedFile F;
+  F.Outcome.Path = Path;
+  if (std::string Why = checkLintable(Text); !Why.empty()) {
+    F.Outcome.Error = std::move(Why);
+    return F;
+  }
+  auto Book = notebook::readNotebook(Text);
+  if (!Book) {
+    F.Outcome.Error = llvm::toString(Book.takeError());
+    return F;
+  }
+  const notebook::Notebook &N = *Book->Book;
+  if (std::string Why = invalidUtf8(SourceFile(Path, N.joined().text())); !Why.empty()) {
+    F.Outcome.Error = std::move(Why);
+    return F;
+  }
+  FixOptions O = Base;
+  std::vector<uint32_t> Fences = N.cellOffsets();
+  O.Fences = &Fences;
+  FixResult R = fixText(Path, N.joined().text(), L, S, O);
+  F.Before = std::move(Text);
+  F.After = F.Before;
+  F.Errors = std::move(R.Errors);
+  if (!R.Converged)
+    F.Errors.push_back(Path + ": internal error: fixes did not settle after " + std::to_string(O.MaxIterations) +
+                       " passes; the fixes of the last pass were kept");
+  auto Keep = [&](std::string Why) { // the notebook as it was, and its findings
+    F.Errors.push_back(Path + ": " + std::move(Why));
+    FileOutcome Again = lintNotebook(Path, F.Before, L, S, O.Project);
+    narrowFixes(Again.Diagnostics, O);
+    F.Outcome = std::move(Again);
+    return F;
+  };
+  if (R.changed(N.joined().text())) {
+    auto Sources = N.sourcesAfterFix(R.Text, Fences);
+    if (!Sources)
+      return Keep(llvm::toString(Sources.takeError()));
+    auto Json = N.withSources(*Sources);
+    if (!Json)
+      return Keep(llvm::toString(Json.takeError()) + "; no fixes were written to this notebook");
+    F.CellDiff = notebook::cellDiff(Path, N, *Sources);
+    F.After = std::move(*Json);
+  }
+  F.Applied = std::move(R.Applied);
+  // The findings left, placed in the fixed notebook's cells.
+  auto Fixed = notebook::readNotebook(F.After);
+  if (!Fixed)
+    return Keep(llvm::toString(Fixed.takeError()));
+  auto IsSyntax = [](const Diagnostic &D) { return D.Code == SyntaxErrorCode; };
+  if (std::any_of(R.Remaining.begin(), R.Remaining.end(), IsSyntax)) {
+    F.Outcome = lintNotebook(Path, F.After, L, S, O.Project); // each cell's own syntax error
+    narrowFixes(F.Outcome.Diagnostics, O);
+    return F;
+  }
+  notebook::placeMessageLines(R.Remaining, *Fixed->Places, R.Source->lineCount());
+  F.Outcome.Source = std::move(R.Source);
+  F.Outcome.Diagnostics = std::move(R.Remaining);
+  F.Outcome.Cells = std::move(Fixed->Places);
+  return F;
+}
+
+} // namespace
+
 FixedFile fixSource(std::string Path, std::string Text, const Linter &L, const LintSettings &S, const FixOptions &O) {
+  if (notebook::isNotebookPath(Path))
+    return fixNotebook(std::move(Path), std::move(Text), L, S, O);
   FixedFile F;
   F.Outcome.Path = Path;
   if (std::string Why = prepareSource(Text, F.Encoding); !Why.empty()) {
@@ -94,6 +169,7 @@ std::vector<FixedFile> fixFiles(const std::vector<DiscoveredFile> &Files, const 
       std::string().swap(F.Before);
       std::string().swap(F.After);
       F.Outcome.Source.reset();
+      F.Outcome.Cells.reset();
     }
   });
   return Out;

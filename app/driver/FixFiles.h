@@ -20,6 +20,8 @@ struct FixedFile {
   std::map<std::string, size_t> Applied; // fixes applied (or that would be, in a dry run)
   std::vector<std::string> Errors;       // internal and write errors, one line each with the path
   Codec Encoding = Codec::Utf8;          // Before and After are UTF-8; the file is in this
+  /// A notebook's: Before and After are its JSON, and this the diff of its cells' sources.
+  std::optional<std::string> CellDiff;
   bool changed() const { return Before != After; }
   /// After in the file's own encoding (PEP 263); nullopt when a fix added a character it
   /// cannot hold.

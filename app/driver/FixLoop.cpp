@@ -110,7 +110,10 @@ FixResult fixText(const std::string &Path, std::string Text, const Linter &L, co
   FixResult R;
   const std::shared_ptr<const SourceFile> Original = Source;
   const std::vector<Diagnostic> OriginalDiags = Diags;
+  const std::vector<uint32_t> OriginalFences = O.Fences ? *O.Fences : std::vector<uint32_t>();
   auto LeaveAsItWas = [&](std::string Why) {
+    if (O.Fences)
+      *O.Fences = OriginalFences;
     R.Errors.push_back(std::move(Why));
     R.Applied.clear();
     R.Source = Original;
@@ -149,6 +152,11 @@ FixResult fixText(const std::string &Path, std::string Text, const Linter &L, co
       });
       if (Clash)
         continue;
+      if (O.Fences && std::any_of(Edits.begin(), Edits.end(), [&](const Edit &E) {
+            return std::any_of(O.Fences->begin(), O.Fences->end(),
+                               [&](uint32_t F) { return E.Range.Begin < F && F < E.Range.End; });
+          }))
+        continue; // it would join cells
       Taken.insert(Taken.end(), Edits.begin(), Edits.end());
       Chosen.push_back(&D);
       ++Counted[D.Code];
@@ -181,6 +189,16 @@ FixResult fixText(const std::string &Path, std::string Text, const Linter &L, co
     }
     for (auto &[Code, N] : Counted)
       R.Applied[Code] += N;
+    if (O.Fences)
+      for (uint32_t &F : *O.Fences) {
+        int64_t Shift = 0;
+        for (const Edit &E : Taken)
+          if (E.Range.Begin < F)
+            Shift += static_cast<int64_t>(Newline == "\n" ? E.Replacement.size()
+                                                            : withNewline(E.Replacement, Newline).size()) -
+                     static_cast<int64_t>(E.Range.End - E.Range.Begin);
+        F = static_cast<uint32_t>(static_cast<int64_t>(F) + Shift);
+      }
     Source = std::make_shared<SourceFile>(Path, std::move(*Next));
     Tree = std::move(NextTree);
     Errors = NextErrors;

@@ -22,6 +22,10 @@ struct FixOptions {
   unsigned MaxIterations = 10;
   /// The project of the file being fixed (its imports of the project's modules), or nullptr.
   const ProjectView *Project = nullptr;
+  /// Offsets in the text that no fix may straddle, kept where they are as fixes change the
+  /// text around them: the starts of a notebook's cells, so that each cell's fixed source can
+  /// be told apart (an edit at a fence belongs to the cell after it). Null for a file.
+  std::vector<uint32_t> *Fences = nullptr;
 
   bool codeFixable(std::string_view Code) const;
   /// Whether \p D's fix would be applied under these options.

@@ -149,10 +149,14 @@ Value toJSON(const Diagnostic &D) {
 Value toJSON(const TextEdit &E) { return Object{{"range", E.range}, {"newText", E.newText}}; }
 
 Value toJSON(const WorkspaceEdit &E) {
-  Array Edits;
-  for (const auto &T : E.edits)
-    Edits.push_back(T);
-  return Object{{"changes", Object{{E.uri, std::move(Edits)}}}};
+  Object Changes;
+  for (const auto &[Uri, Edits] : E.changes) {
+    Array A;
+    for (const auto &T : Edits)
+      A.push_back(T);
+    Changes[Uri] = std::move(A);
+  }
+  return Object{{"changes", std::move(Changes)}};
 }
 
 Value toJSON(const CodeAction &A) {
@@ -166,6 +170,83 @@ Value toJSON(const CodeAction &A) {
   if (A.isPreferred)
     O["isPreferred"] = true;
   return O;
+}
+
+bool fromJSON(const Value &V, NotebookCell &C, llvm::json::Path Path) {
+  ObjectMapper O(V, Path);
+  int Kind = 0;
+  if (!(O && O.map("kind", Kind) && O.map("document", C.document)))
+    return false;
+  if (Kind != 1 && Kind != 2) {
+    Path.field("kind").report("expected 1 (markup) or 2 (code)");
+    return false;
+  }
+  C.kind = static_cast<NotebookCellKind>(Kind);
+  return true;
+}
+
+bool fromJSON(const Value &V, NotebookDocument &N, llvm::json::Path Path) {
+  ObjectMapper O(V, Path);
+  return O && O.map("uri", N.uri) && O.mapOptional("notebookType", N.notebookType) &&
+         O.mapOptional("version", N.version) && O.map("cells", N.cells);
+}
+
+bool fromJSON(const Value &V, DidOpenNotebookDocumentParams &P, llvm::json::Path Path) {
+  ObjectMapper O(V, Path);
+  return O && O.map("notebookDocument", P.notebookDocument) && O.mapOptional("cellTextDocuments", P.cellTextDocuments);
+}
+
+bool fromJSON(const Value &V, NotebookCellArrayChange &A, llvm::json::Path Path) {
+  ObjectMapper O(V, Path);
+  int Start = 0, Count = 0;
+  if (!(O && O.map("start", Start) && O.map("deleteCount", Count) && O.mapOptional("cells", A.cells)))
+    return false;
+  if (Start < 0 || Count < 0) {
+    Path.report("negative cell index");
+    return false;
+  }
+  A.start = static_cast<uint32_t>(Start);
+  A.deleteCount = static_cast<uint32_t>(Count);
+  return true;
+}
+
+bool fromJSON(const Value &V, NotebookCellTextChange &C, llvm::json::Path Path) {
+  ObjectMapper O(V, Path);
+  return O && O.map("document", C.document) && O.map("changes", C.changes);
+}
+
+bool fromJSON(const Value &V, DidChangeNotebookDocumentParams &P, llvm::json::Path Path) {
+  ObjectMapper O(V, Path);
+  if (!(O && O.map("notebookDocument", P.notebookDocument)))
+    return false;
+  const Object *Change = V.getAsObject()->getObject("change");
+  if (!Change) {
+    Path.field("change").report("expected object");
+    return false;
+  }
+  // `metadata` changes nothing torchlint reads: only the cells are mapped.
+  const Value *Cells = Change->get("cells");
+  if (!Cells)
+    return true;
+  llvm::json::Path ChangePath = Path.field("change"); // a Path points to its parent: keep each alive
+  llvm::json::Path CellsPath = ChangePath.field("cells");
+  ObjectMapper C(*Cells, CellsPath);
+  NotebookDocumentChangeEvent &E = P.change;
+  if (!(C && C.mapOptional("data", E.data) && C.mapOptional("textContent", E.textContent)))
+    return false;
+  if (const Value *S = Cells->getAsObject()->get("structure")) {
+    ObjectMapper SO(*S, CellsPath.field("structure"));
+    NotebookCellArrayChange A;
+    if (!(SO && SO.map("array", A) && SO.mapOptional("didOpen", E.didOpen) && SO.mapOptional("didClose", E.didClose)))
+      return false;
+    E.array = std::move(A);
+  }
+  return true;
+}
+
+bool fromJSON(const Value &V, NotebookDocumentParams &P, llvm::json::Path Path) {
+  ObjectMapper O(V, Path);
+  return O && O.map("notebookDocument", P.notebookDocument) && O.mapOptional("cellTextDocuments", P.cellTextDocuments);
 }
 
 std::optional<std::string> uriToPath(llvm::StringRef Uri) {

@@ -4,6 +4,7 @@
 
 #include <llvm/Support/JSON.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,8 +143,8 @@ struct TextEdit {
 llvm::json::Value toJSON(const TextEdit &E);
 
 struct WorkspaceEdit {
-  std::string uri;
-  std::vector<TextEdit> edits; // for one document: all torchlint ever edits
+  /// The edits of each document: one for a file; a notebook's fix may edit several cells.
+  std::map<std::string, std::vector<TextEdit>> changes;
 };
 llvm::json::Value toJSON(const WorkspaceEdit &E);
 
@@ -155,6 +156,66 @@ struct CodeAction {
   WorkspaceEdit edit;
 };
 llvm::json::Value toJSON(const CodeAction &A);
+
+// Notebook synchronisation (LSP 3.17). A cell is a text document of its own
+// (`vscode-notebook-cell:` URIs in VS Code); the notebook lists them in order.
+
+enum class NotebookCellKind { Markup = 1, Code = 2 };
+
+struct NotebookCell {
+  NotebookCellKind kind = NotebookCellKind::Code;
+  std::string document; // the cell's text document URI
+};
+bool fromJSON(const llvm::json::Value &V, NotebookCell &C, llvm::json::Path Path);
+
+struct NotebookDocument {
+  std::string uri;
+  std::string notebookType;
+  int64_t version = 0;
+  std::vector<NotebookCell> cells;
+};
+bool fromJSON(const llvm::json::Value &V, NotebookDocument &N, llvm::json::Path Path);
+
+struct DidOpenNotebookDocumentParams {
+  NotebookDocument notebookDocument;
+  std::vector<TextDocumentItem> cellTextDocuments;
+};
+bool fromJSON(const llvm::json::Value &V, DidOpenNotebookDocumentParams &P, llvm::json::Path Path);
+
+struct NotebookCellArrayChange {
+  uint32_t start = 0;
+  uint32_t deleteCount = 0;
+  std::vector<NotebookCell> cells; // inserted at start, after the deletion
+};
+bool fromJSON(const llvm::json::Value &V, NotebookCellArrayChange &A, llvm::json::Path Path);
+
+struct NotebookCellTextChange {
+  VersionedTextDocumentIdentifier document;
+  std::vector<TextDocumentContentChangeEvent> changes;
+};
+bool fromJSON(const llvm::json::Value &V, NotebookCellTextChange &C, llvm::json::Path Path);
+
+struct NotebookDocumentChangeEvent {
+  /// cells.structure: the array change, and the cell documents it opens and closes.
+  std::optional<NotebookCellArrayChange> array;
+  std::vector<TextDocumentItem> didOpen;
+  std::vector<TextDocumentIdentifier> didClose;
+  std::vector<NotebookCell> data; // cells.data: cells whose kind (or metadata) changed
+  std::vector<NotebookCellTextChange> textContent;
+};
+
+struct DidChangeNotebookDocumentParams {
+  VersionedTextDocumentIdentifier notebookDocument;
+  NotebookDocumentChangeEvent change;
+};
+bool fromJSON(const llvm::json::Value &V, DidChangeNotebookDocumentParams &P, llvm::json::Path Path);
+
+/// didSave and didClose of a notebook: the notebook, and for didClose its cells.
+struct NotebookDocumentParams {
+  TextDocumentIdentifier notebookDocument;
+  std::vector<TextDocumentIdentifier> cellTextDocuments;
+};
+bool fromJSON(const llvm::json::Value &V, NotebookDocumentParams &P, llvm::json::Path Path);
 
 /// `file:///a%20b/c.py` -> `/a b/c.py`; nullopt for other schemes and bad escapes.
 std::optional<std::string> uriToPath(llvm::StringRef Uri);

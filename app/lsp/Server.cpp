@@ -2,6 +2,8 @@
 // diagnostics (byte ranges) and protocol positions (UTF-16 or UTF-8 columns).
 #include "lsp/Server.h"
 
+#include "lsp/Document.h"
+
 #include "config/Requirements.h"
 #include "diag/Suppressions.h"
 #include "driver/Driver.h"
@@ -55,31 +57,6 @@ TSPoint pointOf(const SourceFile &F, uint32_t Offset) {
 
 } // namespace
 
-struct Server::Document {
-  std::string Uri, Path;
-  int64_t Version = 0;
-  std::unique_ptr<SourceFile> File;
-  TreePtr Tree;
-  std::vector<torchlint::Diagnostic> Diags;
-  bool Linted = false;      // Diags are the findings of the current text and settings
-  bool NeedsCheck = false;  // Diags came from a unit re-lint: check the whole file when idle
-  std::optional<WordIndex> Words; // of the current text, when a unit re-lint computed it
-  std::string AbsPath;            // as the project knows it
-  std::set<std::string> Deps;     // the project modules its last lint read (absolute paths)
-  /// The changes applied since the last lint (several when they were queued together): the
-  /// text before them, what a unit re-lint needs of it, and one span covering them all.
-  struct Changes {
-    bool TryUnit = false; // ranged changes of a linted document: maybe one unit's re-lint
-    bool Reparse = false;
-    bool OldHadError = false;
-    std::vector<TopUnit> OldUnits;
-    std::unique_ptr<SourceFile> OldFile;
-    std::optional<WordIndex> OldWords;
-    std::optional<EditSpan> Span;
-  };
-  std::optional<Changes> Unlinted;
-};
-
 Server::Server(const Registry &R, ServerOptions O)
     : Reg(R), Lint(R), Opts(std::move(O)), Resolver(std::make_unique<ConfigResolver>(R, CliOptions{})),
       // Other modules are read from the open documents first (their unsaved text), then disk.
@@ -117,13 +94,17 @@ void Server::runIdleChecks(Transport &T) {
 }
 
 namespace {
-/// The document a didChange notification changes, or empty for any other message.
+/// The document (or notebook) a didChange notification changes, or empty for any other message.
 llvm::StringRef changedUri(const Incoming &In) {
   const Object *O = In.K == Incoming::Message ? In.Msg.getAsObject() : nullptr;
-  if (!O || O->get("id") || O->getString("method") != llvm::StringRef("textDocument/didChange"))
+  if (!O || O->get("id"))
+    return {};
+  auto Method = O->getString("method");
+  bool Notebook = Method == llvm::StringRef("notebookDocument/didChange");
+  if (!Notebook && Method != llvm::StringRef("textDocument/didChange"))
     return {};
   const Object *P = O->getObject("params");
-  const Object *Doc = P ? P->getObject("textDocument") : nullptr;
+  const Object *Doc = P ? P->getObject(Notebook ? "notebookDocument" : "textDocument") : nullptr;
   if (!Doc)
     return {};
   auto Uri = Doc->getString("uri");
@@ -252,11 +233,11 @@ bool Server::answerableAside(const Incoming &In) const {
   // (hover() and codeActions() say so), but pulled diagnostics are its findings, after the Work;
   // a document with edits not yet linted sees them linted first.
   const Document *D = nullptr;
+  std::optional<uint32_t> Cell;
   if (const Object *P = O->getObject("params"))
     if (const Object *Doc = P->getObject("textDocument"))
       if (auto Uri = Doc->getString("uri"))
-        if (auto It = Docs.find(Uri->str()); It != Docs.end())
-          D = It->second.get();
+        D = locate(Uri->str(), Cell);
   if (D && D != Busy && D->Unlinted)
     return false;
   return !(D == Busy && *Method == "textDocument/diagnostic");
@@ -280,9 +261,9 @@ void Server::cancelIfMoot() {
       Moot = true;
     else if (O->get("id"))
       RequestFirst = true;
-    else if (!RequestFirst && (*Method == "textDocument/didChange" || *Method == "textDocument/didClose"))
+    else if (!RequestFirst && (Method->endswith("/didChange") || Method->endswith("/didClose")))
       if (const Object *P = O->getObject("params"))
-        if (const Object *Doc = P->getObject("textDocument"))
+        if (const Object *Doc = P->getObject(Method->startswith("notebookDocument/") ? "notebookDocument" : "textDocument"))
           Moot = Doc->getString("uri") == llvm::StringRef(Busy->Uri);
   }
   if (Moot)
@@ -426,6 +407,17 @@ void Server::handleNotification(llvm::StringRef Method, const Value &Params) {
       if (Path && isConfigFile(*Path))
         reloadConfig();
     }
+  } else if (Method == "notebookDocument/didOpen") {
+    if (auto P = parseParams<DidOpenNotebookDocumentParams>(Params, Error))
+      didOpenNotebook(*P);
+  } else if (Method == "notebookDocument/didChange") {
+    if (auto P = parseParams<DidChangeNotebookDocumentParams>(Params, Error))
+      didChangeNotebook(*P);
+  } else if (Method == "notebookDocument/didClose") {
+    if (auto P = parseParams<NotebookDocumentParams>(Params, Error))
+      didCloseNotebook(*P);
+  } else if (Method == "notebookDocument/didSave") {
+    // Nothing to do: the cells' text is already known, and a notebook is no configuration.
   } else if (Method == "initialized") {
     // Ask the client to tell us when a config file changes on disk (editors other than VS
     // Code do not watch anything unless asked), when it can be asked.
@@ -510,6 +502,11 @@ Value Server::initialize(const InitializeParams &P) {
       {"codeActionProvider",
        Object{{"codeActionKinds", Array{QuickFixKind, FixAllKind}}, {"resolveProvider", false}}},
       {"hoverProvider", true},
+      // Jupyter notebooks' Python cells, synchronised as cells of one notebook (LSP 3.17).
+      {"notebookDocumentSync",
+       Object{{"notebookSelector",
+               Array{Object{{"notebook", Object{{"notebookType", "jupyter-notebook"}}},
+                            {"cells", Array{Object{{"language", "python"}}}}}}}}},
   };
   if (PullMode)
     Caps["diagnosticProvider"] =
@@ -529,8 +526,12 @@ void Server::didOpen(const DidOpenTextDocumentParams &P) {
   D->Path = uriToPath(D->Uri).value_or(D->Uri);
   D->Version = P.textDocument.version;
   D->File = std::make_unique<SourceFile>(D->Path, P.textDocument.text);
+  opened(std::move(D));
+}
+
+void Server::opened(std::unique_ptr<Document> D) {
   Document &Ref = *D;
-  Docs[P.textDocument.uri] = std::move(D);
+  Docs[Ref.Uri] = std::move(D);
   Ref.Tree = aside(Ref, false, [&](const std::function<bool()> &Stop) { return parsePython(Ref.File->text(), nullptr, Stop); });
   if (!Interrupted)
     lint(Ref);
@@ -543,7 +544,7 @@ void Server::didOpen(const DidOpenTextDocumentParams &P) {
 
 void Server::didChange(const DidChangeTextDocumentParams &P) {
   Document *D = find(P.textDocument.uri);
-  if (!D) {
+  if (!D || D->Nb) { // a notebook changes by notebookDocument/didChange, cell by cell
     log(2, "torchlint: didChange for a document that is not open: " + P.textDocument.uri);
     return;
   }
@@ -733,8 +734,8 @@ bool Server::checkOneWhenIdle() {
 
 void Server::didClose(const TextDocumentParams &P) {
   auto It = Docs.find(P.textDocument.uri);
-  if (It == Docs.end())
-    return;
+  if (It == Docs.end() || It->second->Nb)
+    return; // a notebook closes by notebookDocument/didClose, which clears its cells
   std::string AbsPath = It->second->AbsPath;
   Docs.erase(It);
   if (!AbsPath.empty())
@@ -812,6 +813,8 @@ void Server::lintWith(Document &D, const LintSettings &S, bool Idle) {
 }
 
 Range Server::toRange(const Document &D, TextRange R) const {
+  if (D.Nb)
+    return D.Nb->range(*D.File, R, Unit);
   auto P = [&](uint32_t Off) {
     Position Pos;
     torchlint::Position TP = D.File->position(Off, Unit);
@@ -835,7 +838,7 @@ Diagnostic Server::toLsp(const Document &D, const torchlint::Diagnostic &Diag) c
   if (const Rule *R = Reg.find(Diag.Code); R && R->info().Name.find("deprecated") != std::string_view::npos)
     L.tags.push_back(DiagnosticTag::Deprecated);
   for (const Note &N : Diag.Notes)
-    L.relatedInformation.push_back({{D.Uri, toRange(D, N.Range)}, N.Message});
+    L.relatedInformation.push_back({{uriAt(D, N.Range.Begin), toRange(D, N.Range)}, N.Message});
   return L;
 }
 
@@ -846,9 +849,11 @@ std::vector<Diagnostic> Server::toLsp(const Document &D) const {
   return Out;
 }
 
-void Server::publish(const Document &D) {
+void Server::publish(Document &D) {
   if (PullMode)
     return;
+  if (D.Nb)
+    return publishCells(D);
   Array Ds;
   for (auto &L : toLsp(D))
     Ds.push_back(std::move(L));
@@ -858,13 +863,16 @@ void Server::publish(const Document &D) {
 
 Value Server::pullDiagnostics(const TextDocumentParams &P) {
   Array Items;
-  if (Document *D = find(P.textDocument.uri))
-    for (auto &L : toLsp(*D))
-      Items.push_back(std::move(L));
+  std::optional<uint32_t> Cell;
+  if (Document *D = locate(P.textDocument.uri, Cell))
+    for (const auto &Diag : D->Diags)
+      if (!Cell || uriAt(*D, Diag.Range.Begin) == P.textDocument.uri)
+        Items.push_back(toLsp(*D, Diag));
   return Object{{"kind", "full"}, {"items", std::move(Items)}};
 }
 
-std::optional<TextEdit> Server::disableEdit(const Document &D, const torchlint::Diagnostic &Diag) const {
+std::optional<std::pair<uint32_t, std::string>> Server::disableEdit(const Document &D,
+                                                                     const torchlint::Diagnostic &Diag) const {
   const SourceFile &F = *D.File;
   uint32_t Line = F.lineOf(Diag.Range.Begin);
   std::string_view Text = F.lineText(Line);
@@ -884,24 +892,21 @@ std::optional<TextEdit> Server::disableEdit(const Document &D, const torchlint::
     if (ts_node_start_byte(N) < F.lineStart(Line))
       break;
   }
-  Position P;
   if (is(At, "comment")) {
     uint32_t CB = ts_node_start_byte(At);
     NodeText NT(F.text());
     for (const Suppression &S : parseSuppressions(NT(At), CB)) {
       if (S.K != Suppression::Noqa || S.All || S.Codes.empty())
         continue;
-      torchlint::Position TP = F.position(S.Codes.back().Range.End, Unit);
-      P = {static_cast<int>(TP.Line), static_cast<int>(TP.Column)};
-      return TextEdit{{P, P}, ", " + Diag.Code};
+      return std::pair{S.Codes.back().Range.End, ", " + Diag.Code};
     }
   }
-  torchlint::Position TP = F.position(End, Unit);
-  P = {static_cast<int>(TP.Line), static_cast<int>(TP.Column)};
-  return TextEdit{{P, P}, "  # noqa: " + Diag.Code};
+  return std::pair{End, "  # noqa: " + Diag.Code};
 }
 
 std::optional<TextEdit> Server::fixAllEdit(const Document &D) const {
+  if (D.Nb)
+    return std::nullopt; // the fix loop may move lines across cells; a notebook is fixed by `check --fix`
   // The same loop as `check --fix` (fix, re-parse, re-lint), in memory: the editor gets one edit.
   auto Cfg = Resolver->forPath(D.Path);
   if (!Cfg) {
@@ -934,14 +939,12 @@ std::optional<TextEdit> Server::fixAllEdit(const Document &D) const {
 
 Value Server::codeActions(const CodeActionParams &P) {
   Array Actions;
-  Document *D = find(P.textDocument.uri);
+  std::optional<uint32_t> Cell;
+  Document *D = locate(P.textDocument.uri, Cell);
   if (!D || D == Busy)
     return Actions; // nothing is known yet of the text being linted
   const SourceFile &F = *D->File;
-  auto Off = [&](const Position &Pos) {
-    return F.offset({static_cast<uint32_t>(Pos.line), static_cast<uint32_t>(Pos.character)}, Unit);
-  };
-  uint32_t B = Off(P.range.start), E = Off(P.range.end);
+  uint32_t B = offsetIn(*D, Cell, P.range.start), E = offsetIn(*D, Cell, P.range.end);
   if (E < B)
     std::swap(B, E);
   const auto &Only = P.context.only;
@@ -949,7 +952,7 @@ Value Server::codeActions(const CodeActionParams &P) {
     std::vector<CodeAction> Disables;
     std::set<std::pair<uint32_t, std::string>> Disabled; // one per line and code
     for (const auto &Diag : D->Diags) {
-      if (Diag.Range.End < B || Diag.Range.Begin > E)
+      if (Diag.Range.End < B || Diag.Range.Begin > E || (Cell && uriAt(*D, Diag.Range.Begin) != P.textDocument.uri))
         continue;
       Diagnostic L = toLsp(*D, Diag);
       if (Diag.Fix && Diag.Fix->Applic != Applicability::DisplayOnly && !Diag.Fix->Edits.empty()) {
@@ -960,10 +963,15 @@ Value Server::codeActions(const CodeActionParams &P) {
         A.kind = QuickFixKind.str();
         A.diagnostics.push_back(L);
         A.isPreferred = Diag.Fix->Applic == Applicability::Safe;
-        A.edit.uri = D->Uri;
-        for (const Edit &Ed : Diag.Fix->Edits)
-          A.edit.edits.push_back({toRange(*D, Ed.Range), Ed.Replacement});
-        Actions.push_back(A);
+        bool Mapped = true; // in a notebook, each edit in one cell and clear of IPython lines
+        for (const Edit &Ed : Diag.Fix->Edits) {
+          std::optional<Range> R = D->Nb ? D->Nb->editRange(F, Ed.Range, Unit) : toRange(*D, Ed.Range);
+          Mapped = Mapped && R;
+          if (R)
+            A.edit.changes[uriAt(*D, Ed.Range.Begin)].push_back({*R, Ed.Replacement});
+        }
+        if (Mapped)
+          Actions.push_back(A);
       }
       if (!Disabled.insert({F.lineOf(Diag.Range.Begin), Diag.Code}).second)
         continue;
@@ -972,8 +980,7 @@ Value Server::codeActions(const CodeActionParams &P) {
         A.title = "Disable " + Diag.Code + " for this line";
         A.kind = QuickFixKind.str();
         A.diagnostics.push_back(L);
-        A.edit.uri = D->Uri;
-        A.edit.edits.push_back(*Ed);
+        A.edit.changes[uriAt(*D, Ed->first)].push_back({toRange(*D, {Ed->first, Ed->first}), Ed->second});
         Disables.push_back(std::move(A));
       }
     }
@@ -986,8 +993,7 @@ Value Server::codeActions(const CodeActionParams &P) {
       CodeAction A;
       A.title = "torchlint: Fix all safe fixes";
       A.kind = FixAllKind.str();
-      A.edit.uri = D->Uri;
-      A.edit.edits.push_back(*Ed);
+      A.edit.changes[D->Uri].push_back(*Ed);
       Actions.push_back(A);
     }
   return Actions;
@@ -1003,11 +1009,12 @@ std::string Server::ruleHover(const Rule &R) const {
 }
 
 Value Server::hover(const TextDocumentPositionParams &P) {
-  Document *D = find(P.textDocument.uri);
+  std::optional<uint32_t> Cell;
+  Document *D = locate(P.textDocument.uri, Cell);
   if (!D || D == Busy || !D->Tree)
     return nullptr; // no tree or findings yet: being parsed or linted, or a parse given up
   const SourceFile &F = *D->File;
-  uint32_t At = F.offset({static_cast<uint32_t>(P.position.line), static_cast<uint32_t>(P.position.character)}, Unit);
+  uint32_t At = offsetIn(*D, Cell, P.position);
   auto Result = [&](const std::string &Md, TextRange R) {
     return Object{{"contents", Object{{"kind", "markdown"}, {"value", Md}}}, {"range", toRange(*D, R)}};
   };

@@ -100,6 +100,21 @@ private:
   /// finishEdits() for every document with changes not yet linted.
   void flushEdits();
   void didClose(const TextDocumentParams &P);
+  /// Adds \p D to the open documents, parses and lints it, and publishes.
+  void opened(std::unique_ptr<Document> D);
+  // Notebooks (lsp/Notebooks.cpp): one Document whose text is the module of its code cells.
+  void didOpenNotebook(const DidOpenNotebookDocumentParams &P);
+  void didChangeNotebook(const DidChangeNotebookDocumentParams &P);
+  void didCloseNotebook(const NotebookDocumentParams &P);
+  /// publish() of a notebook: each cell's findings on the cell's URI.
+  void publishCells(Document &D);
+  /// The open document a request's \p Uri names: a Python file, or the notebook holding the
+  /// cell \p Uri (then \p Cell says which).
+  Document *locate(const std::string &Uri, std::optional<uint32_t> &Cell) const;
+  /// The module offset of \p P, a position in \p D (or in its cell \p Cell).
+  uint32_t offsetIn(const Document &D, std::optional<uint32_t> Cell, const Position &P) const;
+  /// The document (a file, or a notebook's cell) that module offset \p Offset of \p D is in.
+  const std::string &uriAt(const Document &D, uint32_t Offset) const;
   void reloadConfig();
   llvm::json::Value codeActions(const CodeActionParams &P);
   llvm::json::Value hover(const TextDocumentPositionParams &P);
@@ -135,12 +150,13 @@ private:
   /// After a parse or lint of \p D was given up: no findings stand for its text, and it is
   /// linted whole when next flushed.
   void gaveUp(Document &D);
-  void publish(const Document &D);
+  void publish(Document &D);
   std::vector<Diagnostic> toLsp(const Document &D) const;
   Diagnostic toLsp(const Document &D, const torchlint::Diagnostic &Diag) const;
   Range toRange(const Document &D, TextRange R) const;
   std::string ruleHover(const Rule &R) const;
-  std::optional<TextEdit> disableEdit(const Document &D, const torchlint::Diagnostic &Diag) const;
+  /// Where to insert what, to disable \p Diag on its line: a module offset and the text.
+  std::optional<std::pair<uint32_t, std::string>> disableEdit(const Document &D, const torchlint::Diagnostic &Diag) const;
   std::optional<TextEdit> fixAllEdit(const Document &D) const;
   Document *find(const std::string &Uri);
 

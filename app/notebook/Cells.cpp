@@ -1,6 +1,8 @@
 #include "notebook/Cells.h"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 
 namespace torchlint::notebook {
 
@@ -34,6 +36,41 @@ bool isAssignmentFromMagic(std::string_view Line) {
   return !Value.empty() && (Value[0] == '!' || Value[0] == '%');
 }
 
+// `pip install x`, `cd data`, `load_ext autoreload`: a line magic written without its `%`, which
+// IPython runs while no variable of that name hides it (automagic, on by default). Only names
+// that are magics and not Python a notebook binds, and only when the next word makes the line
+// no Python expression (`time - start` and `time in times` stay Python).
+bool isAutomagic(std::string_view Code) {
+  static constexpr std::string_view Installers[] = {"pip", "conda", "mamba", "micromamba"};
+  static constexpr std::string_view Others[] = {"cd",       "load_ext", "reload_ext", "autoreload", "matplotlib",
+                                                "timeit",   "time",     "run",        "env",        "set_env",
+                                                "pushd",    "popd",     "bookmark",   "config",     "xmode"};
+  size_t End = 0;
+  while (End < Code.size() && (std::isalnum(static_cast<unsigned char>(Code[End])) || Code[End] == '_'))
+    ++End;
+  if (End == 0 || End >= Code.size() || (Code[End] != ' ' && Code[End] != '\t'))
+    return false;
+  std::string_view Name = Code.substr(0, End), Rest = trimLeft(Code.substr(End));
+  if (Rest.empty())
+    return false;
+  bool Installer = std::find(std::begin(Installers), std::end(Installers), Name) != std::end(Installers);
+  if (!Installer && std::find(std::begin(Others), std::end(Others), Name) == std::end(Others))
+    return false;
+  char C = Rest[0];
+  if (C == '-')
+    return Installer;
+  if (!std::isalnum(static_cast<unsigned char>(C)) && C != '_' && C != '.' && C != '/' && C != '~')
+    return false;
+  size_t W = 0;
+  while (W < Rest.size() && (std::isalnum(static_cast<unsigned char>(Rest[W])) || Rest[W] == '_'))
+    ++W;
+  std::string_view Word = Rest.substr(0, W);
+  for (std::string_view K : {"in", "is", "and", "or", "not", "if", "else", "for", "as"})
+    if (Word == K)
+      return false;
+  return true;
+}
+
 } // namespace
 
 bool isIpythonLine(std::string_view Line) {
@@ -50,7 +87,7 @@ bool isIpythonLine(std::string_view Line) {
              C == '.';
     });
   }
-  return isAssignmentFromMagic(Code);
+  return isAssignmentFromMagic(Code) || isAutomagic(Code);
 }
 
 JoinedCells JoinedCells::join(std::span<const std::string> Cells) {

@@ -463,6 +463,13 @@ const flow::ModuleSummary *ProjectIndex::FileView::definition(std::string_view Q
   return definitionFrom(Qualified, Dir, Name, Seen);
 }
 
+bool ProjectIndex::FileView::choosesDevice(std::string_view Qualified) const {
+  std::string Name;
+  const flow::ModuleSummary *S = definition(Qualified, Name);
+  auto E = S ? S->Names.find(Name) : decltype(S->Names.end())();
+  return S && E != S->Names.end() && E->second.What == flow::Export::Kind::Function && E->second.SetsDevice;
+}
+
 const flow::ModuleSummary *ProjectIndex::FileView::definitionFrom(std::string_view Q, const std::string &FromDir,
                                                                   std::string &Name, std::set<std::string> &Seen) const {
   if (!Seen.insert(std::string(Q)).second || Seen.size() > 16)

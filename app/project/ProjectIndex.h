@@ -75,6 +75,7 @@ public:
     bool isPackage() const override { return Package; }
     std::vector<std::pair<std::string, std::string>> starImports(std::string_view Module) const override;
     const flow::ModuleSummary *definition(std::string_view Qualified, std::string &Name) const override;
+    bool choosesDevice(std::string_view Qualified) const override;
     void analysed(const FileContext &File) const override;
     const std::string &path() const { return Path; }
     ProjectIndex &index() const { return Index; }

@@ -72,7 +72,7 @@ void writeGitlab(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, c
       continue;
     const SourceFile &F = *FO.Source;
     for (const auto &D : FO.Diagnostics) {
-      LineCol B = lineCol(F, D.Range.Begin), E = lineCol(F, D.Range.End);
+      LineCol B = fileLineCol(FO, D.Range.Begin), E = fileLineCol(FO, D.Range.End);
       std::string Path = FO.Path.substr(0, 2) == "./" ? FO.Path.substr(2) : FO.Path;
       Out.push_back(json::Object{
           {"description", D.Code + " " + D.Message + (D.Verdict ? " [" + verdictSummary(*D.Verdict) + "]" : "")},
@@ -107,8 +107,8 @@ void writeJunit(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
     OS << "  <testsuite name=\"" << xmlEscape(FO.Path) << "\" tests=\"" << FO.Diagnostics.size() << "\" failures=\""
        << FO.Diagnostics.size() << "\" errors=\"0\">\n";
     for (const auto &D : FO.Diagnostics) {
-      LineCol LC = lineCol(*FO.Source, D.Range.Begin);
-      std::string Where = FO.Path + ":" + std::to_string(LC.Line) + ":" + std::to_string(LC.Column);
+      LineCol LC = fileLineCol(FO, D.Range.Begin);
+      std::string Where = FO.Path + ":" + placeText(FO, D.Range.Begin);
       std::string Msg = D.Message + (D.Verdict ? " [" + verdictSummary(*D.Verdict) + "]" : "");
       OS << "    <testcase name=\"torchlint." << xmlEscape(D.Code) << "\" classname=\"" << xmlEscape(FO.Path)
          << "\" file=\"" << xmlEscape(FO.Path) << "\" line=\"" << LC.Line << "\">\n"

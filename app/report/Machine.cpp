@@ -25,12 +25,13 @@ std::string validUtf8(std::string_view S) {
 
 namespace {
 
-json::Object location(const SourceFile &F, uint32_t Offset) {
-  LineCol LC = lineCol(F, Offset);
+// In a notebook, rows are the cell's, as Ruff writes them (the `cell` key names the cell).
+json::Object location(const FileOutcome &FO, uint32_t Offset) {
+  LineCol LC = cellLineCol(FO, Offset).At;
   return json::Object{{"row", LC.Line}, {"column", LC.Column}};
 }
 
-json::Value fixJson(const SourceFile &F, const Diagnostic &D) {
+json::Value fixJson(const FileOutcome &F, const Diagnostic &D) {
   if (!D.Fix)
     return nullptr;
   json::Array Edits;
@@ -45,6 +46,12 @@ json::Value fixJson(const SourceFile &F, const Diagnostic &D) {
 
 std::string severityOf(const Diagnostic &D) { return std::string(severityName(D.Sev)); }
 
+/// The notebook cell (1-based) of \p Offset, null in a file: Ruff's `cell` key.
+json::Value cellOf(const FileOutcome &FO, uint32_t Offset) {
+  std::optional<uint32_t> Cell = cellLineCol(FO, Offset).Cell;
+  return Cell ? json::Value(*Cell) : json::Value(nullptr);
+}
+
 } // namespace
 
 void writeJson(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, const Registry &R,
@@ -53,7 +60,7 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
   for (const auto &FO : Files) {
     if (!FO.Source)
       continue;
-    const SourceFile &F = *FO.Source;
+    const FileOutcome &F = FO;
     for (const auto &D : FO.Diagnostics) {
       json::Array Notes;
       for (const auto &N : D.Notes)
@@ -66,7 +73,8 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
                                  {"filename", FO.Path},
                                  {"location", location(F, D.Range.Begin)},
                                  {"end_location", location(F, D.Range.End)},
-                                 {"noqa_row", lineCol(F, D.Range.Begin).Line},
+                                 {"noqa_row", cellLineCol(F, D.Range.Begin).At.Line},
+                                 {"cell", cellOf(F, D.Range.Begin)},
                                  {"fix", fixJson(F, D)},
                                  {"url", ruleUrl(D.Code)},
                                  {"notes", std::move(Notes)}};
@@ -107,16 +115,23 @@ std::string fileUri(const std::string &Path) {
   return Out;
 }
 
-json::Object region(const SourceFile &F, TextRange R) {
-  LineCol B = lineCol(F, R.Begin), E = lineCol(F, R.End);
+// Lines and columns of the file itself: in a notebook, where the source line is written in
+// its JSON, so that a viewer opening the file lands on it.
+json::Object region(const FileOutcome &F, TextRange R) {
+  LineCol B = fileLineCol(F, R.Begin), E = fileLineCol(F, R.End);
   return json::Object{{"startLine", B.Line}, {"startColumn", B.Column}, {"endLine", E.Line}, {"endColumn", E.Column}};
 }
 
-json::Object physical(const std::string &Path, bool Relative, const SourceFile &F, TextRange R) {
+json::Object physical(const std::string &Path, bool Relative, const FileOutcome &F, TextRange R) {
   json::Object Art{{"uri", fileUri(Path)}};
   if (Relative)
     Art["uriBaseId"] = "%SRCROOT%";
-  return json::Object{{"physicalLocation", json::Object{{"artifactLocation", std::move(Art)}, {"region", region(F, R)}}}};
+  json::Object Loc{{"physicalLocation", json::Object{{"artifactLocation", std::move(Art)}, {"region", region(F, R)}}}};
+  if (F.Cells) { // and the place in the cell, as the notebook's editor shows it
+    CellLineCol C = cellLineCol(F, R.Begin);
+    Loc["properties"] = json::Object{{"cell", *C.Cell}, {"cellLine", C.At.Line}, {"cellColumn", C.At.Column}};
+  }
+  return Loc;
 }
 
 std::string firstParagraph(std::string_view Doc) {
@@ -173,7 +188,7 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
     }
     if (!FO.Source) // a clean file the cache did not need to read
       continue;
-    const SourceFile &F = *FO.Source;
+    const FileOutcome &F = FO;
     if (!FO.Diagnostics.empty() && !ArtifactIndex.count(FO.Path)) {
       ArtifactIndex[FO.Path] = Artifacts.size();
       json::Object Loc{{"uri", fileUri(FO.Path)}};
@@ -199,7 +214,9 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, co
         }
         Res["relatedLocations"] = std::move(Related);
       }
-      if (D.Fix) {
+      // A notebook's fix edits the code of a cell, not the JSON text a SARIF replacement would
+      // apply to: it is offered by `--fix` and the editor, not here.
+      if (D.Fix && !FO.Cells) {
         json::Array Replacements;
         for (const auto &E : D.Fix->Edits)
           Replacements.push_back(json::Object{{"deletedRegion", region(F, E.Range)},
@@ -285,11 +302,11 @@ void writeGithub(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, c
       continue;
     }
     for (const auto &D : FO.Diagnostics) {
-      LineCol B = lineCol(*FO.Source, D.Range.Begin), E = lineCol(*FO.Source, D.Range.End);
+      LineCol B = fileLineCol(FO, D.Range.Begin), E = fileLineCol(FO, D.Range.End);
       std::string_view Cmd = D.Sev == Severity::Error ? "error" : D.Sev == Severity::Warning ? "warning" : "notice";
       OS << "::" << Cmd << " title=" << escapeProperty("torchlint (" + D.Code + ")") << ",file=" << escapeProperty(FO.Path)
          << ",line=" << B.Line << ",col=" << B.Column << ",endLine=" << E.Line << ",endColumn=" << E.Column << "::"
-         << escapeData(FO.Path + ":" + std::to_string(B.Line) + ":" + std::to_string(B.Column) + ": " + D.Code + " " +
+         << escapeData(FO.Path + ":" + placeText(FO, D.Range.Begin) + ": " + D.Code + " " +
                        D.Message + (D.Verdict ? " [" + verdictSummary(*D.Verdict) + "]" : std::string()))
          << "\n";
     }

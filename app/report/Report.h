@@ -30,6 +30,19 @@ struct LineCol {
   uint32_t Line, Column;
 };
 LineCol lineCol(const SourceFile &F, uint32_t Offset);
+/// The place of a byte offset of \p FO's source as the user's editor shows it: in a notebook,
+/// the cell's number (1-based, every cell counted, as Jupyter and Ruff show them) and the line
+/// and column in the cell; in a file, its line and column.
+struct CellLineCol {
+  std::optional<uint32_t> Cell;
+  LineCol At;
+};
+CellLineCol cellLineCol(const FileOutcome &FO, uint32_t Offset);
+/// "12:5", or "cell 4:3:9" in a notebook: what the text formats print after the path.
+std::string placeText(const FileOutcome &FO, uint32_t Offset);
+/// Line and column in the file's own text, for the formats a viewer opens at a line (SARIF,
+/// GitHub, GitLab, JUnit): in a notebook, where the cell's source line is written in the JSON.
+LineCol fileLineCol(const FileOutcome &FO, uint32_t Offset);
 /// The documentation link of a rule.
 std::string ruleUrl(std::string_view Code);
 /// \p S with each byte sequence that is not UTF-8 replaced by U+FFFD, as llvm::json writes it in

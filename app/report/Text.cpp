@@ -33,6 +33,29 @@ LineCol lineCol(const SourceFile &F, uint32_t Offset) {
   return {P.Line + 1, P.Column + 1};
 }
 
+CellLineCol cellLineCol(const FileOutcome &FO, uint32_t Offset) {
+  LineCol LC = lineCol(*FO.Source, Offset);
+  if (!FO.Cells)
+    return {std::nullopt, LC};
+  CellPlaces::Place P = FO.Cells->place(LC.Line);
+  return {P.Cell, {P.Line, LC.Column}};
+}
+
+std::string placeText(const FileOutcome &FO, uint32_t Offset) {
+  CellLineCol C = cellLineCol(FO, Offset);
+  std::string S = C.Cell ? "cell " + std::to_string(*C.Cell) + ":" : std::string();
+  return S + std::to_string(C.At.Line) + ":" + std::to_string(C.At.Column);
+}
+
+LineCol fileLineCol(const FileOutcome &FO, uint32_t Offset) {
+  if (!FO.Cells)
+    return lineCol(*FO.Source, Offset);
+  const SourceFile &F = *FO.Source;
+  uint32_t Line = F.lineOf(Offset);
+  auto [FileLine, Column] = FO.Cells->inFile(Line + 1, Offset - F.lineStart(Line));
+  return {FileLine, Column};
+}
+
 std::string ruleUrl(std::string_view Code) {
   return "https://torchlint.dev/rules/" + std::string(Code);
 }
@@ -66,10 +89,12 @@ uint32_t displayWidth(const std::string &S) {
 constexpr size_t MaxFrameLine = 200; // longer lines are shown as a window around the range
 constexpr size_t FrameContext = 60;  // characters either side of the range in that window
 
-void writeFrame(llvm::raw_ostream &OS, const SourceFile &F, TextRange R, bool ColorOn, Color C,
+void writeFrame(llvm::raw_ostream &OS, const FileOutcome &FO, TextRange R, bool ColorOn, Color C,
                 const std::string &Label) {
+  const SourceFile &F = *FO.Source;
   uint32_t Line = F.lineOf(R.Begin);
-  std::string LineNo = std::to_string(Line + 1);
+  // A notebook's frame numbers the lines of the cell, as the editor shows them.
+  std::string LineNo = std::to_string(FO.Cells ? FO.Cells->place(Line + 1).Line : Line + 1);
   std::string Pad(LineNo.size(), ' ');
   std::string_view Text = F.lineText(Line);
   uint32_t Start = std::min<uint32_t>(R.Begin - F.lineStart(Line), static_cast<uint32_t>(Text.size()));
@@ -122,12 +147,10 @@ void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
   for (const auto &FO : Files) {
     if (!FO.Source)
       continue;
-    const SourceFile &F = *FO.Source;
     for (const auto &D : FO.Diagnostics) {
       ++Total;
-      LineCol LC = lineCol(F, D.Range.Begin);
       colored(OS, O.Color, Color::SAVEDCOLOR, true, FO.Path);
-      OS << ":" << LC.Line << ":" << LC.Column << ": ";
+      OS << ":" << placeText(FO, D.Range.Begin) << ": ";
       colored(OS, O.Color, severityColor(D.Sev), true, D.Code);
       if (fixable(D, O)) {
         ++Fixable;
@@ -136,12 +159,11 @@ void writeText(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, con
         ++Hidden;
       }
       OS << " " << D.Message << "\n";
-      writeFrame(OS, F, D.Range, O.Color, severityColor(D.Sev), "");
+      writeFrame(OS, FO, D.Range, O.Color, severityColor(D.Sev), "");
       for (const auto &N : D.Notes) {
-        LineCol NL = lineCol(F, N.Range.Begin);
         colored(OS, O.Color, Color::CYAN, true, "note");
-        OS << ": " << FO.Path << ":" << NL.Line << ":" << NL.Column << ": " << N.Message << "\n";
-        writeFrame(OS, F, N.Range, O.Color, Color::CYAN, "");
+        OS << ": " << FO.Path << ":" << placeText(FO, N.Range.Begin) << ": " << N.Message << "\n";
+        writeFrame(OS, FO, N.Range, O.Color, Color::CYAN, "");
       }
       if (D.Verdict) {
         colored(OS, O.Color, D.Verdict->Kind == VerdictKind::Confirmed ? Color::RED : Color::CYAN, true, "verdict");
@@ -188,9 +210,8 @@ void writeConcise(llvm::raw_ostream &OS, const std::vector<FileOutcome> &Files, 
       continue;
     for (const auto &D : FO.Diagnostics) {
       ++Total;
-      LineCol LC = lineCol(*FO.Source, D.Range.Begin);
       colored(OS, O.Color, Color::SAVEDCOLOR, true, FO.Path);
-      OS << ":" << LC.Line << ":" << LC.Column << ": ";
+      OS << ":" << placeText(FO, D.Range.Begin) << ": ";
       colored(OS, O.Color, severityColor(D.Sev), true, D.Code);
       OS << (fixable(D, O) ? " [*] " : " ") << D.Message;
       if (D.Verdict)

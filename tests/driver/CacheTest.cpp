@@ -60,6 +60,23 @@ StoredSummary sampleSummary() {
   F.MayMove = 2;
   F.LoadsState = 1;
   M.Names.emplace("make_batch", F);
+  // What a function returns of its arguments, a tuple's elements, a device chosen in there.
+  flow::Export Of;
+  Of.What = flow::Export::Kind::Function;
+  Of.Result.Kind = flow::ValueKind::Tensor;
+  Of.Result.Arg = 0;
+  Of.Result.DevArg = 1;
+  Of.Result.ArgType = true;
+  Of.Result.ArgRank = true;
+  Of.Result.AlsoModule = true;
+  Of.Params = {"t", "device"};
+  M.Names.emplace("to_device", Of);
+  flow::Export Pair;
+  Pair.What = flow::Export::Kind::Function;
+  Pair.Result.Kind = flow::ValueKind::Tuple;
+  Pair.Parts = {F.Result, Of.Result};
+  Pair.SetsDevice = true;
+  M.Names.emplace("make_pair", Pair);
   flow::Export C;
   C.What = flow::Export::Kind::Constant;
   C.Result = {flow::ValueKind::Device, flow::DeviceKind::Configured, -1, "DEVICE", flow::DType::Unknown,

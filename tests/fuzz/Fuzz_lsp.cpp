@@ -96,6 +96,12 @@ void transportAndProtocol(lsp::InputStyle Style, const std::string &Bytes) {
       parseAs<lsp::CodeActionParams>(P);
     else if (Method == "textDocument/hover")
       parseAs<lsp::TextDocumentPositionParams>(P);
+    else if (Method == "notebookDocument/didOpen")
+      parseAs<lsp::DidOpenNotebookDocumentParams>(P);
+    else if (Method == "notebookDocument/didChange")
+      parseAs<lsp::DidChangeNotebookDocumentParams>(P);
+    else if (Method == "notebookDocument/didClose" || Method == "notebookDocument/didSave")
+      parseAs<lsp::NotebookDocumentParams>(P);
     else
       parseAs<lsp::TextDocumentParams>(P);
     // With the id's text as the message had it (RequestId): what is written must still parse.

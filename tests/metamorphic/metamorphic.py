@@ -28,20 +28,12 @@ import tempfile
 # (fixture path under fixtures/, rewrite name) -> why the findings cannot survive that rewrite.
 _TL402_HELPER = ("TL402 speaks in a program that starts a process group; the helper module starts none, and "
                  "the facts of the entry script that imports it do not reach its lint yet")
-_TL402_SET_DEVICE = ("a `torch.cuda.set_device(rank)` inside a function of another module (`choose(rank)`) is "
-                     "not in that function's summary, so the call does not count as choosing the device")
 _TL110_ONCE = ("TL110 reports once per file that chooses no device, at its first placement: moving the first "
                "placement into another module makes the next one the file's first (the finding moves, as it "
                "should)")
 _TL108_HELPER = ("TL108 knows a function is a `collate_fn` or `worker_init_fn` from the DataLoader that names "
                  "it in the same file; the DataLoader in the importing module does not reach the helper's lint")
-_ACROSS_MODULES = ("a module's summary does not yet carry a tuple's elements nor what a function returns of "
-                   "its arguments: `make_batch` and `normalize` are followed with the caller's arguments in "
-                   "the file that defines them, not from another module")
 EXCEPTIONS = {
-    ("placement/values_through_helpers_and_containers.py", "helper-from-import"): _ACROSS_MODULES,
-    ("placement/values_through_helpers_and_containers.py", "helper-import-module"): _ACROSS_MODULES,
-    ("placement/values_through_helpers_and_containers.py", "helper-star-import"): _ACROSS_MODULES,
     ("perf/TL202_non_blocking_without_pin_memory.py", "for-range-2"):
         "`x = x.to(device, non_blocking=True)` repeated in a loop: from the second pass on `x` is on the "
         "device already; the flow joins the passes, and TL202 speaks only where every pass copies a batch "
@@ -56,9 +48,6 @@ EXCEPTIONS = {
     ("distributed/TL402_ddp_device_no_set_device.py", "helper-from-import"): _TL402_HELPER,
     ("distributed/TL402_ddp_device_no_set_device.py", "helper-import-module"): _TL402_HELPER,
     ("distributed/TL402_ddp_device_no_set_device.py", "helper-star-import"): _TL402_HELPER,
-    ("distributed/TL402_ddp_device_two_workers.py", "helper-from-import"): _TL402_SET_DEVICE,
-    ("distributed/TL402_ddp_device_two_workers.py", "helper-import-module"): _TL402_SET_DEVICE,
-    ("distributed/TL402_ddp_device_two_workers.py", "helper-star-import"): _TL402_SET_DEVICE,
     ("placement/TL110_portable_functions.py", "helper-from-import"): _TL110_ONCE,
     ("placement/TL110_portable_functions.py", "helper-import-module"): _TL110_ONCE,
     ("placement/TL110_portable_functions.py", "helper-star-import"): _TL110_ONCE,

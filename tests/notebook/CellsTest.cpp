@@ -12,10 +12,13 @@ namespace {
 
 TEST(NotebookCells, IpythonLines) {
   for (const char *Line : {"%matplotlib inline", "  %time f()", "%%time", "!pip install torch", "?torch.load",
-                           "torch.load?", "model??", "files = !ls", "t = %timeit -o f()"})
+                           "torch.load?", "model??", "files = !ls", "t = %timeit -o f()",
+                           "pip install diffusers", "pip -q install x", "conda install -y torch", "cd data",
+                           "load_ext autoreload", "time f()"})
     EXPECT_TRUE(isIpythonLine(Line)) << Line;
   for (const char *Line : {"x = 1", "# %matplotlib", "", "   ", "a != b", "x = y % 2", "if a == !b:",
-                           "print('?')", "d[k] = v", "x ==  !y"})
+                           "print('?')", "d[k] = v", "x ==  !y", "time - start", "time in times", "cd(x)",
+                           "pip", "pip.main(['install'])", "elapsed = time - t0", "run = 1"})
     EXPECT_FALSE(isIpythonLine(Line)) << Line;
 }
 

@@ -197,3 +197,34 @@ TEST(ProjectCache, StandardInputNamedAfterAProjectFileReadsItsImports) {
 
 } // namespace
 } // namespace torchlint::test
+
+namespace torchlint::test {
+namespace {
+
+// A worker that calls a function of another module which calls `torch.cuda.set_device` has
+// chosen its device: the summary says so, in every import form. Without the project the call
+// is unknown and the placement after it is flagged.
+TEST(ProjectSummaries, ASetDeviceInAnotherModuleChoosesTheDevice) {
+  std::string Dir = tempDir();
+  writeFile(Dir + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  writeFile(Dir + "/helpers.py", "import torch\n\n\ndef choose(rank):\n    torch.cuda.set_device(rank)\n");
+  for (auto [Import, Call] : {std::pair{"from helpers import choose", "choose(rank)"},
+                              std::pair{"import helpers", "helpers.choose(rank)"},
+                              std::pair{"from helpers import *", "choose(rank)"}}) {
+    writeFile(Dir + "/train.py", std::string("import torch\nimport torch.distributed as dist\nfrom torch import nn\n") +
+                                     Import + "\n\n\ndef worker(rank, world_size):\n"
+                                     "    dist.init_process_group(\"nccl\", rank=rank, world_size=world_size)\n    " +
+                                     Call + "\n    return nn.Linear(8, 2).cuda()\n\n\n"
+                                     "def other_worker(rank, world_size):\n"
+                                     "    dist.init_process_group(\"nccl\", rank=rank, world_size=world_size)\n"
+                                     "    return nn.Linear(8, 2).cuda()\n");
+    RunResult R = runTorchlint({"check", "--no-cache", "--format", "concise", "."}, Dir);
+    EXPECT_EQ(R.Out.find("train.py:10:"), std::string::npos) << Import << "\n" << R.Out << R.Err;
+    EXPECT_NE(R.Out.find("train.py:15:28: TL402"), std::string::npos) << Import << "\n" << R.Out << R.Err;
+    RunResult Alone = runTorchlint({"check", "--no-cache", "--no-project", "--format", "concise", "."}, Dir);
+    EXPECT_NE(Alone.Out.find("train.py:10:28: TL402"), std::string::npos) << Import << "\n" << Alone.Out;
+  }
+}
+
+} // namespace
+} // namespace torchlint::test

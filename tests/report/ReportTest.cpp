@@ -115,8 +115,9 @@ TEST(ReportJson, HasRuffsShape) {
     for (const auto &KV : *O)
       Keys.push_back(KV.first.str());
     std::sort(Keys.begin(), Keys.end());
-    EXPECT_THAT(Keys, ElementsAre("code", "end_location", "filename", "fix", "location", "message", "noqa_row",
-                                  "notes", "severity", "url"));
+    EXPECT_THAT(Keys, ElementsAre("cell", "code", "end_location", "filename", "fix", "location", "message",
+                                  "noqa_row", "notes", "severity", "url"));
+    EXPECT_EQ(*O->get("cell"), json::Value(nullptr)) << "Ruff's `cell`: null outside a notebook";
     EXPECT_EQ(O->getString("filename"), llvm::StringRef("pkg/a.py"));
     EXPECT_EQ(intOf(*O, "noqa_row"), 2);
     ASSERT_TRUE(O->getArray("notes"));

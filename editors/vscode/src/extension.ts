@@ -1,5 +1,6 @@
-// The torchlint VS Code extension: starts `torchlint lsp` over stdio for Python files and
-// adds "torchlint: Fix all", which applies the server's source.fixAll.torchlint action.
+// The torchlint VS Code extension: starts `torchlint lsp` over stdio for Python files and the
+// Python cells of Jupyter notebooks, and adds "torchlint: Fix all", which applies the server's
+// source.fixAll.torchlint action.
 import * as fs from "fs";
 import * as vscode from "vscode";
 import {
@@ -55,6 +56,10 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     documentSelector: [
       { scheme: "file", language: "python" },
       { scheme: "untitled", language: "python" },
+      // The Python cells of Jupyter notebooks: the server advertises notebookDocumentSync, so
+      // the client sends them as cells of their notebook (LSP 3.17) and the server lints the
+      // notebook's code cells together, as one module.
+      { notebook: "jupyter-notebook", language: "python" },
     ],
     synchronize: {
       // The server reloads its configuration when these change.

@@ -1,5 +1,5 @@
 # The lifecycle: nothing before `initialize`, the capabilities (UTF-16 by default,
-# incremental sync, no pull diagnostics for a client that does not ask), MethodNotFound for
+# incremental sync, Jupyter notebooks' Python cells, no pull diagnostics for a client that does not ask), MethodNotFound for
 # unknown requests, silence for unknown notifications, nothing after `shutdown`, and exit
 # status 0 after `shutdown` then `exit`.
 
@@ -17,7 +17,9 @@
         "positionEncoding": "utf-16",
         "textDocumentSync": {"openClose": true, "change": 2, "save": {"includeText": false}},
         "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll.torchlint"], "resolveProvider": false},
-        "hoverProvider": true
+        "hoverProvider": true,
+        "notebookDocumentSync": {"notebookSelector": [
+          {"notebook": {"notebookType": "jupyter-notebook"}, "cells": [{"language": "python"}]}]}
       },
       "serverInfo": {"name": "torchlint", "version": "{{[0-9]+\\.[0-9]+\\.[0-9]+}}"}}}
 

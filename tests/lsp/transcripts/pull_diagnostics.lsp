@@ -5,7 +5,7 @@
       "workspace": {"diagnostics": {"refreshSupport": true}}}}}
 <<< {"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {
         "positionEncoding": "utf-16", "textDocumentSync": "{{any}}", "codeActionProvider": "{{any}}",
-        "hoverProvider": true,
+        "hoverProvider": true, "notebookDocumentSync": "{{any}}",
         "diagnosticProvider": {"identifier": "torchlint", "interFileDependencies": false, "workspaceDiagnostics": false}},
       "serverInfo": "{{any}}"}}
 >>> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {

@@ -3,7 +3,7 @@
       "capabilities": {"general": {"positionEncodings": ["utf-8", "utf-16"]}}}}
 <<< {"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {
         "positionEncoding": "utf-8", "textDocumentSync": "{{any}}", "codeActionProvider": "{{any}}",
-        "hoverProvider": true},
+        "hoverProvider": true, "notebookDocumentSync": "{{any}}"},
       "serverInfo": "{{any}}"}}
 >>> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
       "uri": "${ROOT_URI}/u.py", "languageId": "python", "version": 1,

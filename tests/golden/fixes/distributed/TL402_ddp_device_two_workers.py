@@ -44,3 +44,13 @@ def worker_with_helper(rank, world_size):
 
 def helper():
     return nn.Linear(8, 2).to(device)  # may run after a worker chose the device
+
+
+def worker(rank, world_size):
+    # Guards `eval_worker` above: the name of a function that chooses the device, read inside
+    # another function's name, is no call of it.
+    device = torch.device("cuda", rank) if torch.cuda.is_available() else torch.device("cpu")
+    dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo", rank=rank, world_size=world_size)
+    if torch.cuda.is_available():
+        torch.cuda.set_device(rank)
+    return nn.Linear(8, 2).to(device)
