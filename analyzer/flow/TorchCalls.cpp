@@ -557,6 +557,13 @@ Value DeviceFlow::Impl::moduleMethod(TSNode C, const CallArgs &A, TSNode Obj, st
   bool Moves = (Bits & (torch::Move | torch::Cast)) != 0;
   std::string_view Key = pathKey(Obj);
   bool Self = Text(Obj) == "self" && F->Class >= 0;
+  // A module held in a container (`self.feats[k].to(g.device)`, kornia's MKD) moves in place:
+  // the container's elements no longer say where their modules are.
+  if (Moves && Key.empty() && is(Obj, "subscript")) {
+    TSNode Holder = field(Obj, "value");
+    if (std::string_view HolderKey = pathKey(Holder); !HolderKey.empty() && isContainer(eval(Holder).Kind))
+      set(HolderKey, Value());
+  }
   if (Self && Moves) {
     if (F->InInit)
       Classes[F->Class].InitMovesSelf = true;

@@ -216,20 +216,49 @@ bool ProcessGroup::sequentialBefore(TSNode P, const std::vector<TSNode> &PUp, co
   return false;
 }
 
-bool choosesDevice(TSNode Fn, const SemanticModel &M) {
+namespace {
+bool choosesDeviceWithin(TSNode Fn, const SemanticModel &M, int Depth) {
   const NodeText &T = M.text();
   std::string_view Text = T(Fn);
   uint32_t Base = ts_node_start_byte(Fn);
-  for (auto [Needle, Skip, Kind] : {std::tuple{std::string_view("set_device"), 0u, Api::SetDevice},
-                                    std::tuple{std::string_view("cuda.device"), 5u, Api::CudaDevice}})
-    for (size_t I = Text.find(Needle); I != std::string_view::npos; I = Text.find(Needle, I + 1)) {
-      uint32_t B = Base + static_cast<uint32_t>(I);
-      TSNode Call = callAtName(Fn, B + Skip, B + static_cast<uint32_t>(Needle.size()));
-      if (!ts_node_is_null(Call) && classify(M.qualifiedName(field(Call, "function"))).Kind == Kind)
-        return true;
-    }
-  return false;
+  for (size_t I = Text.find("set_device"); I != std::string_view::npos; I = Text.find("set_device", I + 1)) {
+    uint32_t B = Base + static_cast<uint32_t>(I);
+    TSNode Call = callAtName(Fn, B, B + 10);
+    if (ts_node_is_null(Call))
+      continue;
+    // `torch.cuda.set_device(r)`, and the same through a device namespace the code picked at
+    // run time (`getattr(torch, device_type).set_device(r)`, torchtune's `_setup_device`): only
+    // PyTorch's device modules have a `set_device`.
+    TSNode Callee = field(Call, "function");
+    if (classify(M.qualifiedName(Callee)).Kind == Api::SetDevice || is(Callee, "attribute"))
+      return true;
+  }
+  for (size_t I = Text.find("cuda.device"); I != std::string_view::npos; I = Text.find("cuda.device", I + 1)) {
+    uint32_t B = Base + static_cast<uint32_t>(I);
+    TSNode Call = callAtName(Fn, B + 5, B + 11);
+    if (!ts_node_is_null(Call) && classify(M.qualifiedName(field(Call, "function"))).Kind == Api::CudaDevice)
+      return true;
+  }
+  // A function of the same module that does (`get_device()` calling `_setup_device(device)`).
+  if (Depth >= 3 || !M.textHas("set_device"))
+    return false;
+  bool Found = false;
+  forEachNode(Fn, [&](TSNode N) {
+    if (Found || !is(N, "call"))
+      return !Found;
+    TSNode Callee = field(N, "function");
+    if (!is(Callee, "identifier"))
+      return true;
+    int32_t S = M.definitionFrom(T(Callee), 0, ScopeKind::Function);
+    if (S > 0 && M.scope(S).Parent == 0 && !ts_node_eq(M.scope(S).Node, Fn))
+      Found = choosesDeviceWithin(M.scope(S).Node, M, Depth + 1);
+    return !Found;
+  });
+  return Found;
 }
+} // namespace
+
+bool choosesDevice(TSNode Fn, const SemanticModel &M) { return choosesDeviceWithin(Fn, M, 0); }
 
 FileWide ProcessGroup::fileWide() {
   static constexpr std::string_view Words[] = {"init_process_group", "init_rpc", "set_device", "cuda.device",

@@ -80,9 +80,10 @@ private:
   mutable std::optional<bool> NcclOnly; // asked of every collective call: read once
 };
 
-/// Whether the function \p Fn calls `torch.cuda.set_device(...)` or enters
-/// `torch.cuda.device(...)` in its own text: a call of it chooses the process's device (a
-/// module's summary says so of its functions).
+/// Whether the function \p Fn calls `torch.cuda.set_device(...)` (or `set_device` of a device
+/// namespace it picked, `getattr(torch, kind).set_device(...)`) or enters `torch.cuda.device(...)`,
+/// itself or through a function of the same module it calls: a call of it chooses the
+/// process's device (a module's summary says so of its functions).
 bool choosesDevice(TSNode Fn, const SemanticModel &M);
 
 /// Whether the program is CUDA-only by construction, and the construct that makes it so: an

@@ -226,5 +226,25 @@ TEST(ProjectSummaries, ASetDeviceInAnotherModuleChoosesTheDevice) {
   }
 }
 
+// torchtune's `get_device()`: the device namespace picked at run time
+// (`getattr(torch, kind).set_device(...)`), reached through another function of the module.
+TEST(ProjectSummaries, ASetDeviceThroughAHelperOfTheSameModuleChoosesTheDevice) {
+  std::string Dir = tempDir();
+  writeFile(Dir + "/pyproject.toml", "[project]\nname = \"p\"\n");
+  writeFile(Dir + "/devices.py", "import torch\n\n\ndef namespace(kind):\n    return getattr(torch, kind)\n\n\n"
+                                 "def _setup(device):\n    namespace(device.type).set_device(device)\n    return device\n\n\n"
+                                 "def get_device(name):\n    device = torch.device(name)\n"
+                                 "    if device.type == \"cuda\":\n        device = _setup(device)\n    return device\n\n\n"
+                                 "def describe(name):\n    return torch.device(name).type\n");
+  for (auto [Call, Silenced] : {std::pair{"devices.get_device(name)", true}, std::pair{"devices.describe(name)", false}}) {
+    writeFile(Dir + "/train.py", std::string("import torch\nimport torch.distributed as dist\nimport devices\n\n\n"
+                                             "def worker(rank, name):\n"
+                                             "    dist.init_process_group(\"nccl\", rank=rank, world_size=2)\n"
+                                             "    device = ") + Call + "\n    return torch.zeros(3, device=\"cuda\")\n");
+    RunResult R = runTorchlint({"check", "--no-cache", "--format", "concise", "."}, Dir);
+    EXPECT_EQ(R.Out.find("train.py:9:") == std::string::npos, Silenced) << Call << "\n" << R.Out << R.Err;
+  }
+}
+
 } // namespace
 } // namespace torchlint::test
