@@ -5,6 +5,8 @@
 #include "flow/DeviceFlow.h"
 #include "torch/Read.h"
 
+#include <algorithm>
+
 namespace torchlint::rules {
 
 namespace {
@@ -59,7 +61,9 @@ class Net(nn.Module):
   step wherever it is written. Values the analysis cannot trace stay silent too.
 - Moves whose result is cached: stored back on the module (`self.anchors = [a.to(device) for
   a in self.anchors]`), inside an `lru_cache`d or `cache`d function, or under a check of the
-  device (`if self.grid.device != x.device:`, `if self.cache is None:` on a device).
+  device (`if self.grid.device != x.device:`, `if self.cache is None:` on a device), or
+  returned by a method whose every call stores its result on the module
+  (`self.rel_indices = self.get_rel_indices(n)` when the size changes).
 - Data computed on each call (a NumPy mask, indices read from the input): it must cross to
   the device anyway.
 - Dtype-only conversions: `.to(torch.float16)`, `.to(x.dtype)`, `.to(dtype=...)`, `.half()`,
@@ -87,8 +91,11 @@ bool movesToDevice(TSNode Dev, const SemanticModel &M) {
 }
 
 /// Whether the moved value is stored on the module (`self.anchors = [a.to(device) for a in
-/// self.anchors]`): the next call finds it on the device, so only the first call copies.
-bool cachedOnModule(TSNode Call, const NodeText &Text) {
+/// self.anchors]`): the next call finds it on the device, so only the first call copies. So is
+/// what a method returns when every call of it stores its result on the module (timm's ConViT:
+/// `self.rel_indices = self.get_rel_indices(N)` when the size changes).
+bool cachedOnModule(TSNode Call, int32_t Scope, const SemanticModel &M, int Depth = 0) {
+  const NodeText &Text = M.text();
   TSNode Cur = Call;
   for (int Hops = 0; Hops < 6; ++Hops) {
     TSNode P = ts_node_parent(Cur);
@@ -100,6 +107,15 @@ bool cachedOnModule(TSNode Call, const NodeText &Text) {
         return false;
       auto L = attributeParts(field(P, "left"), Text);
       return L && is(L->Object, "identifier") && Text(L->Object) == "self";
+    }
+    if (K == "return_statement") {
+      int32_t Fn = M.enclosingFunction(Scope);
+      if (Depth > 0 || Fn < 0 || M.scope(Fn).Name == "forward")
+        return false;
+      std::vector<TSNode> Calls = M.selfCallsTo(Fn);
+      return !Calls.empty() && std::all_of(Calls.begin(), Calls.end(), [&](TSNode C) {
+        return cachedOnModule(C, M.scopeAt(C), M, Depth + 1);
+      });
     }
     // A branch of a conditional stores it too (`self.m = self.m.to(d) if self.m is not None else
     // None`, CLIP's attention mask); the condition does not.
@@ -153,7 +169,7 @@ public:
     if ((is(Receiver, "identifier") && M.text()(Receiver) == "self") ||
         is(ts_node_parent(N.Node), "expression_statement"))
       return;
-    if (cachedOnModule(N.Node, M.text()) || (!Cuda && !movesToDevice(P.Device, M)))
+    if (cachedOnModule(N.Node, N.Scope, M) || (!Cuda && !movesToDevice(P.Device, M)))
       return;
     // Only a value that could have lived on the device once: `forward`'s inputs (and what is
     // computed from them) must be moved somewhere, and the copy happens once per step
