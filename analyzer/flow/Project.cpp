@@ -63,7 +63,10 @@ std::string DeviceFlow::Impl::starDefinition(std::string_view Name) {
 
 std::optional<Value> DeviceFlow::Impl::projectCall(TSNode C, const CallArgs &A, std::string_view Q,
                                                    const std::vector<Value> *Args) {
-  auto [S, E] = projectName(Q, /*Decides=*/false);
+  // (Named, not a structured binding: lambdas below capture them, which clang 14 refuses.)
+  auto Found = projectName(Q, /*Decides=*/false);
+  const ModuleSummary *S = Found.first;
+  const Export *E = Found.second;
   if (!E)
     return std::nullopt;
   // A function exported only for what it does to its arguments returns what an unknown call
