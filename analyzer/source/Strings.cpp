@@ -94,4 +94,15 @@ size_t findBytes(std::string_view Hay, std::string_view Needle, size_t From) {
   return std::string_view::npos;
 }
 
+std::vector<std::string_view> linesKeepingEnds(std::string_view S) {
+  std::vector<std::string_view> Out;
+  while (!S.empty()) {
+    size_t NL = S.find('\n');
+    size_t Len = NL == std::string_view::npos ? S.size() : NL + 1;
+    Out.push_back(S.substr(0, Len));
+    S.remove_prefix(Len);
+  }
+  return Out;
+}
+
 } // namespace torchlint

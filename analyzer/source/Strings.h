@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 // Where the byte scans may have an AVX2 path (`[[gnu::target("avx2")]]`, chosen at run time by
 // hasAvx2()): GCC or Clang on x86-64. Their files include <immintrin.h> under it.
@@ -99,6 +101,29 @@ void useAvx2(bool On);
 /// Whether \p Hay holds \p Needle (findBytes).
 inline bool containsBytes(std::string_view Hay, std::string_view Needle) {
   return findBytes(Hay, Needle) != std::string_view::npos;
+}
+/// The lines of \p S, each with its `\n` (the last one without, when \p S does not end with one).
+std::vector<std::string_view> linesKeepingEnds(std::string_view S);
+/// How long the common start and the common end of \p A and \p B are (as sequences of bytes or
+/// lines), the end not reaching into the start: what lies between is what changed.
+template <class SeqA, class SeqB> std::pair<size_t, size_t> commonEnds(const SeqA &A, const SeqB &B) {
+  size_t Pre = 0;
+  while (Pre < A.size() && Pre < B.size() && A[Pre] == B[Pre])
+    ++Pre;
+  size_t Suf = 0;
+  while (Suf < A.size() - Pre && Suf < B.size() - Pre && A[A.size() - 1 - Suf] == B[B.size() - 1 - Suf])
+    ++Suf;
+  return {Pre, Suf};
+}
+/// commonEnds() of two texts, widened to whole UTF-8 characters (an edit's range is read back
+/// in characters).
+inline std::pair<size_t, size_t> changedSpan(std::string_view Old, std::string_view New) {
+  auto [Pre, Suf] = commonEnds(Old, New);
+  while (Pre > 0 && (static_cast<unsigned char>(Old[Pre]) & 0xC0) == 0x80)
+    --Pre;
+  while (Suf > 0 && (static_cast<unsigned char>(Old[Old.size() - Suf]) & 0xC0) == 0x80)
+    --Suf;
+  return {Pre, Suf};
 }
 /// A byte of a Python name as written: ASCII letter, digit or `_`, or part of a non-ASCII one.
 inline bool nameByte(char C) {

@@ -1,5 +1,6 @@
 // The fix loop, edit application, and the unified diff `--diff` prints.
 #include "driver/FixLoop.h"
+#include "source/Strings.h"
 
 #include <algorithm>
 
@@ -215,17 +216,6 @@ FixResult fixText(const std::string &Path, std::string Text, const Linter &L, co
 
 namespace {
 
-std::vector<std::string_view> splitLines(std::string_view S) {
-  std::vector<std::string_view> Out;
-  while (!S.empty()) {
-    size_t NL = S.find('\n');
-    size_t Len = NL == std::string_view::npos ? S.size() : NL + 1;
-    Out.push_back(S.substr(0, Len));
-    S.remove_prefix(Len);
-  }
-  return Out;
-}
-
 enum class Op : uint8_t { Equal, Delete, Insert };
 struct Step {
   Op Kind;
@@ -294,7 +284,7 @@ void writeLine(std::string &Out, char Prefix, std::string_view Line) {
 std::string unifiedDiff(std::string_view Path, std::string_view Before, std::string_view After) {
   if (Before == After)
     return {};
-  auto A = splitLines(Before), B = splitLines(After);
+  auto A = linesKeepingEnds(Before), B = linesKeepingEnds(After);
   std::vector<Step> Steps = editScript(A, B);
   constexpr size_t Context = 3;
   std::string Out = "--- " + std::string(Path) + "\n+++ " + std::string(Path) + "\n";

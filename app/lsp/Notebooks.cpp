@@ -3,6 +3,7 @@
 // A notebook is linted as one Document whose text is the module: every edit of a cell becomes
 // one ranged edit of that text, so reparsing and re-linting stay incremental as for a file.
 #include "lsp/Notebooks.h"
+#include "source/Strings.h"
 
 #include "lsp/Document.h"
 
@@ -195,17 +196,7 @@ void Server::didChangeNotebook(const DidChangeNotebookDocumentParams &P) {
   // and reparsed incrementally, and a unit re-lint applies as for a file.
   std::string Text = D->Nb->join();
   std::string_view Old = D->File->text();
-  size_t Pre = 0;
-  while (Pre < Old.size() && Pre < Text.size() && Old[Pre] == Text[Pre])
-    ++Pre;
-  size_t Suf = 0;
-  while (Suf < Old.size() - Pre && Suf < Text.size() - Pre && Old[Old.size() - 1 - Suf] == Text[Text.size() - 1 - Suf])
-    ++Suf;
-  // Whole characters only: the range is read back in the negotiated columns.
-  while (Pre > 0 && (static_cast<unsigned char>(Old[Pre]) & 0xC0) == 0x80)
-    --Pre;
-  while (Suf > 0 && (static_cast<unsigned char>(Old[Old.size() - Suf]) & 0xC0) == 0x80)
-    --Suf;
+  auto [Pre, Suf] = changedSpan(Old, Text); // whole characters: read back in the negotiated columns
   DidChangeTextDocumentParams Edit;
   Edit.textDocument = {D->Uri, P.notebookDocument.version};
   if (Pre != Old.size() || Pre != Text.size()) {

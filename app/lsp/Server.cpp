@@ -1,6 +1,7 @@
 // The LSP server's message handling, document store and conversions between engine
 // diagnostics (byte ranges) and protocol positions (UTF-16 or UTF-8 columns).
 #include "lsp/Server.h"
+#include "source/Strings.h"
 
 #include "lsp/Document.h"
 
@@ -922,17 +923,7 @@ std::optional<TextEdit> Server::fixAllEdit(const Document &D) const {
   if (Text == Old)
     return std::nullopt;
   // One edit over the span that changed keeps the editor's cursor and folds elsewhere.
-  size_t Pre = 0;
-  while (Pre < Old.size() && Pre < Text.size() && Old[Pre] == Text[Pre])
-    ++Pre;
-  size_t Suf = 0;
-  while (Suf < Old.size() - Pre && Suf < Text.size() - Pre && Old[Old.size() - 1 - Suf] == Text[Text.size() - 1 - Suf])
-    ++Suf;
-  // Never split a UTF-8 sequence: positions must be whole characters.
-  while (Pre > 0 && (static_cast<unsigned char>(Old[Pre]) & 0xC0) == 0x80)
-    --Pre;
-  while (Suf > 0 && (static_cast<unsigned char>(Old[Old.size() - Suf]) & 0xC0) == 0x80)
-    --Suf;
+  auto [Pre, Suf] = changedSpan(Old, Text);
   Range R = toRange(D, {static_cast<uint32_t>(Pre), static_cast<uint32_t>(Old.size() - Suf)});
   return TextEdit{R, Text.substr(Pre, Text.size() - Suf - Pre)};
 }

@@ -1,5 +1,6 @@
 // Reading a notebook's code cells out of its JSON, and writing changed sources back into it.
 #include "notebook/Ipynb.h"
+#include "source/Strings.h"
 
 #include "driver/FixLoop.h"
 
@@ -147,17 +148,6 @@ struct Scanner {
     return Out;
   }
 };
-
-std::vector<std::string_view> splitKeep(std::string_view S) {
-  std::vector<std::string_view> Out;
-  while (!S.empty()) {
-    size_t NL = S.find('\n');
-    size_t Len = NL == std::string_view::npos ? S.size() : NL + 1;
-    Out.push_back(S.substr(0, Len));
-    S.remove_prefix(Len);
-  }
-  return Out;
-}
 
 /// A cell's lines as the module holds them (JoinedCells::join): split on line feeds, a final
 /// line feed ending the last line rather than starting an empty one.
@@ -421,17 +411,12 @@ llvm::Expected<std::string> Notebook::withSources(const std::vector<std::string>
       Out += jsonQuote(Sources[I]);
       continue;
     }
-    std::vector<std::string_view> New = splitKeep(Sources[I]);
+    std::vector<std::string_view> New = linesKeepingEnds(Sources[I]);
     std::vector<std::string> Old;
     Scanner S{Json};
     for (const CodeCell::Piece &P : C.Pieces)
       Old.push_back(S.decode(P.Begin, P.End));
-    size_t Pre = 0;
-    while (Pre < Old.size() && Pre < New.size() && Old[Pre] == New[Pre])
-      ++Pre;
-    size_t Suf = 0;
-    while (Suf < Old.size() - Pre && Suf < New.size() - Pre && Old[Old.size() - 1 - Suf] == New[New.size() - 1 - Suf])
-      ++Suf;
+    auto [Pre, Suf] = commonEnds(Old, New);
     // What stands around the strings: after `[`, between two, before `]`.
     std::string Opener, Separator, Closer;
     if (C.Pieces.empty()) {
