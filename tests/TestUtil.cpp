@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/Program.h>
 
 #include <cstdlib>
@@ -50,6 +51,13 @@ std::string readFile(const std::string &Path) {
 void writeFile(const std::string &Path, const std::string &Text) {
   std::ofstream Out(Path, std::ios::binary);
   Out << Text;
+}
+
+TempProject &TempProject::file(const std::string &Rel, const std::string &Text) {
+  std::string P = Root + "/" + Rel;
+  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
+  writeFile(P, Text);
+  return *this;
 }
 
 std::string tempDir() {

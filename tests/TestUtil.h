@@ -42,6 +42,17 @@ void writeFile(const std::string &Path, const std::string &Text);
 /// A fresh empty temporary folder, removed at exit.
 std::string tempDir();
 
+/// A temporary project for the CLI tests: files are written relative to its root, and the
+/// binary runs there.
+struct TempProject {
+  std::string Root = tempDir();
+  TempProject &file(const std::string &Rel, const std::string &Text);
+  std::string read(const std::string &Rel) const { return readFile(Root + "/" + Rel); }
+  RunResult run(const std::vector<std::string> &Args, const std::string &Stdin = "") const {
+    return runTorchlint(Args, Root, Stdin);
+  }
+};
+
 /// A Python that imports torch: $TORCHLINT_TEST_PYTHON, else Debian's /usr/bin/python3 (the
 /// first python3 on PATH may be another one without torch); empty when there is none.
 const std::string &torchPython();

@@ -23,19 +23,7 @@ using ::testing::Not;
 const std::string Finding = "import torch\ndevice = torch.device(\"gpu\")\n";
 const std::string Clean = "import torch\nx = torch.ones(3)\n";
 
-/// A temporary project: files are written relative to it.
-struct Project {
-  std::string Root = tempDir();
-  Project &file(const std::string &Rel, const std::string &Text) {
-    std::string P = Root + "/" + Rel;
-    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
-    writeFile(P, Text);
-    return *this;
-  }
-  RunResult run(std::vector<std::string> Args, const std::string &Stdin = "") const {
-    return runTorchlint(Args, Root, Stdin);
-  }
-};
+using Project = TempProject;
 
 TEST(Cli, ExitCodes) {
   Project P;

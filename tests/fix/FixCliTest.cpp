@@ -27,19 +27,15 @@ const std::string SafeFixed = "import torch\nx = torch.zeros(3, device=\"cpu\")\
 const std::string AllFixed = "import torch\nx = torch.zeros(3, device=\"cpu\")\nscaler = torch.amp.GradScaler(\"cuda\")\n"
                              "state = torch.load(p, map_location=\"cpu\", weights_only=True).to(dev)\n";
 
-struct Project {
-  std::string Root = tempDir();
+struct Project : TempProject {
   // A project that supports PyTorch 2.4, where an absent `weights_only` still means False, and
   // TL304 (opt-in) selected in run(), so that the unsafe fixes of TL301 (the load is moved on:
   // the device varies) and TL304 are among the fixes.
   Project() { file("setup.py", "from setuptools import setup\nsetup(install_requires=[\"torch>=2.4\"])\n"); }
-  Project &file(const std::string &Rel, const std::string &Text) {
-    std::string P = Root + "/" + Rel;
-    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
-    writeFile(P, Text);
+  Project &file(const std::string &Rel, const std::string &Text) { // chains keep this run()
+    TempProject::file(Rel, Text);
     return *this;
   }
-  std::string read(const std::string &Rel) const { return readFile(Root + "/" + Rel); }
   RunResult run(std::vector<std::string> Args, const std::string &Stdin = "") const {
     Args.push_back("--no-cache");
     Args.push_back("--extend-select=TL301,TL304");

@@ -52,19 +52,7 @@ const std::vector<Cell> Course = {
     {"code", {"!pip install tqdm", "x = torch.randn(8, 4)", "y = model(x)", "x.to(\"cuda\")"}},
 };
 
-struct Project {
-  std::string Root = tempDir();
-  Project &file(const std::string &Rel, const std::string &Text) {
-    std::string P = Root + "/" + Rel;
-    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
-    writeFile(P, Text);
-    return *this;
-  }
-  RunResult run(std::vector<std::string> Args, const std::string &Stdin = "") const {
-    return runTorchlint(Args, Root, Stdin);
-  }
-  std::string read(const std::string &Rel) const { return readFile(Root + "/" + Rel); }
-};
+using Project = TempProject;
 
 TEST(NotebookCli, LintedByDefaultWithCellPositions) {
   Project P;
